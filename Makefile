@@ -1,0 +1,105 @@
+# pg_gpu — PGXS build.  nvcc compiles cuda/ into a static library linked with
+# -lcudart_static, so pg_gpu.so loads on machines without a GPU driver.  Without
+# nvcc the engine is compiled out (cuda/engine_stub.cpp) and the build says so.
+
+MODULE_big = pg_gpu
+EXTENSION  = pg_gpu
+DATA       = pg_gpu--0.1.sql
+PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
+
+SRC_CPP  = $(wildcard src/*.cpp)
+OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o
+
+REGRESS      = agg_setup agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain
+REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
+
+PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && pg_config --version | grep -q ' 15' && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)
+
+CUDA_HOME  ?= /usr/local/cuda
+NVCC       ?= $(shell command -v nvcc 2>/dev/null || (test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc))
+CUDA_ARCHS ?= 90
+NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
+               -gencode=arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+# --fmad=false: no fused multiply-add, so per-thread float arithmetic rounds as
+# PostgreSQL's does on x86-64.
+NVCC_FLAGS ?= -std=c++17 -O3 --fmad=false $(NVCC_GENCODE) \
+              -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall
+
+CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
+ENGINE_LIB = cuda/libpg_gpu_engine.a
+
+ifneq ($(NVCC),)
+ENGINE_OBJS = $(CUDA_OBJS)
+SHLIB_LINK += $(ENGINE_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread
+ENGINE_NOTE = pg_gpu: building the GPU engine with $(NVCC) (archs: $(CUDA_ARCHS))
+else
+ENGINE_OBJS = cuda/engine_stub.o
+SHLIB_LINK += $(ENGINE_LIB)
+ENGINE_NOTE = pg_gpu: nvcc not found - building without the GPU engine (CPU plans only)
+endif
+SHLIB_LINK += -lstdc++
+
+PG_CPPFLAGS  = -I$(CURDIR)/cuda -I$(CURDIR)/src
+PG_CXXFLAGS  = -std=gnu++17 -fvisibility=hidden -Wno-missing-field-initializers -Wno-register
+ifdef WERROR
+PG_CXXFLAGS += -Werror
+endif
+EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o test/engine_test tmp/regress
+
+# The GPU host has no clang: no LLVM bitcode.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(shlib): $(ENGINE_LIB)
+
+$(ENGINE_LIB): $(ENGINE_OBJS)
+	@echo "$(ENGINE_NOTE)"
+	rm -f $@ && ar rcs $@ $^
+
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.cuh cuda/*.h)
+	$(NVCC) $(NVCC_FLAGS) -Icuda -c $< -o $@
+
+cuda/%.o: cuda/%.cpp $(wildcard cuda/*.cuh cuda/*.h)
+	$(CXX) -std=c++17 -O2 -fPIC -fvisibility=hidden -Wall -Icuda -c $< -o $@
+
+$(SRC_CPP:.cpp=.o): $(wildcard src/*.h cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h)
+
+# ---- tests ---------------------------------------------------------------
+# Engine unit tests: no database; on a machine without a GPU they check the
+# CPU reference and the state arithmetic, and say the kernels were skipped.
+ifneq ($(NVCC),)
+test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o
+	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+else
+test/engine_test: test/engine_test.cu cuda/host_math.o
+	$(CXX) -std=c++17 -O2 -x c++ -DPG_GPU_NO_CUDA -Icuda $< cuda/host_math.o $(ENGINE_LIB) -o $@
+endif
+
+.PHONY: deps test unittest gpucheck demo bench
+deps:
+	@scripts/deps.sh
+
+unittest: test/engine_test
+	test/engine_test
+
+# make test: build, engine unit tests, pg_regress on a throwaway preloaded cluster
+test: deps
+	$(MAKE) all
+	$(MAKE) unittest
+	scripts/regress.sh
+
+# On the GPU host (after `source .gpuhost/pg-up` and make install): the regression
+# suite with every fallback of a query meant for the GPU turned into a warning,
+# then a check of pg_gpu_stats.
+gpucheck:
+	scripts/gpucheck.sh
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+bench:
+	bench/run.sh

@@ -1,0 +1,296 @@
+/*
+ * engine.cu — the GPU runtime of one backend process: lazy CUDA start-up, device
+ * discovery, pooled device and pinned host memory, host memory registration.
+ *
+ * CUDA is started on first use in a backend, never in the postmaster (a CUDA context
+ * does not survive fork).  Pools keep freed blocks keyed by size class: a query
+ * allocates the same few buffers as the last one, and reusing them avoids
+ * cudaMalloc/cudaHostAlloc on the query path.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "engine_internal.cuh"
+
+namespace pg_gpu {
+namespace cuda {
+
+static bool g_initialized = false;
+static pg_gpu_status g_init_status = PG_GPU_OK;
+static char g_init_message[256];
+static uint64_t g_memory_limit = 0;
+static uint64_t g_device_in_use = 0;	/* bytes handed out plus cached */
+
+pg_gpu_status
+set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...)
+{
+	if (err)
+	{
+		va_list		ap;
+
+		err->status = st;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+pg_gpu_status
+from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what)
+{
+	pg_gpu_status st = PG_GPU_CUDA_ERROR;
+
+	if (rc == cudaErrorMemoryAllocation)
+		st = PG_GPU_OUT_OF_MEMORY;
+	else if (rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver)
+		st = PG_GPU_NO_DEVICE;
+	(void) cudaGetLastError();	/* clear sticky-free errors */
+	return set_error(err, st, "%s (%s)", cudaGetErrorString(rc), what);
+}
+
+/* ---- pools ------------------------------------------------------------- */
+
+struct Pool
+{
+	std::multimap<size_t, void *> free_blocks;		/* size -> block */
+	std::unordered_map<void *, size_t> sizes;
+};
+
+static Pool g_device_pool;
+static Pool g_pinned_pool;
+
+static size_t
+size_class(size_t bytes)
+{
+	size_t		c = 4096;
+
+	while (c < bytes)
+		c <<= 1;
+	return c;
+}
+
+static bool
+take_cached(Pool &pool, size_t cls, void **ptr)
+{
+	auto		it = pool.free_blocks.find(cls);
+
+	if (it == pool.free_blocks.end())
+		return false;
+	*ptr = it->second;
+	pool.free_blocks.erase(it);
+	return true;
+}
+
+/* Drop every cached (unused) device block, e.g. before a large allocation. */
+static void
+trim_device_pool()
+{
+	for (auto &kv : g_device_pool.free_blocks)
+	{
+		g_device_in_use -= kv.first;
+		g_device_pool.sizes.erase(kv.second);
+		cudaFree(kv.second);
+	}
+	g_device_pool.free_blocks.clear();
+}
+
+uint64_t
+device_memory_limit()
+{
+	return g_memory_limit;
+}
+
+pg_gpu_status
+device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
+{
+	size_t		cls = size_class(bytes);
+
+	if (take_cached(g_device_pool, cls, ptr))
+		return PG_GPU_OK;
+	if (g_memory_limit && g_device_in_use + cls > g_memory_limit)
+	{
+		trim_device_pool();
+		if (g_device_in_use + cls > g_memory_limit)
+			return set_error(err, PG_GPU_OUT_OF_MEMORY,
+							 "GPU memory limit of %llu bytes reached (need %llu more)",
+							 (unsigned long long) g_memory_limit,
+							 (unsigned long long) cls);
+	}
+	cudaError_t rc = cudaMalloc(ptr, cls);
+
+	if (rc == cudaErrorMemoryAllocation)
+	{
+		(void) cudaGetLastError();
+		trim_device_pool();
+		rc = cudaMalloc(ptr, cls);
+	}
+	if (rc != cudaSuccess)
+		return from_cuda(err, rc, "cudaMalloc");
+	g_device_pool.sizes[*ptr] = cls;
+	g_device_in_use += cls;
+	return PG_GPU_OK;
+}
+
+void
+device_free(void *ptr)
+{
+	if (!ptr)
+		return;
+	auto		it = g_device_pool.sizes.find(ptr);
+
+	if (it == g_device_pool.sizes.end())
+		return;
+	g_device_pool.free_blocks.emplace(it->second, ptr);
+	if (g_memory_limit && g_device_in_use > g_memory_limit)
+		trim_device_pool();
+}
+
+pg_gpu_status
+pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
+{
+	size_t		cls = size_class(bytes);
+
+	if (take_cached(g_pinned_pool, cls, ptr))
+		return PG_GPU_OK;
+	PG_GPU_TRY(err, cudaHostAlloc(ptr, cls, cudaHostAllocDefault));
+	g_pinned_pool.sizes[*ptr] = cls;
+	return PG_GPU_OK;
+}
+
+void
+pinned_free(void *ptr)
+{
+	if (!ptr)
+		return;
+	auto		it = g_pinned_pool.sizes.find(ptr);
+
+	if (it != g_pinned_pool.sizes.end())
+		g_pinned_pool.free_blocks.emplace(it->second, ptr);
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+using namespace pg_gpu::cuda;
+
+extern "C" int
+pg_gpu_engine_compiled(void)
+{
+	return 1;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_engine_init(pg_gpu_error *err)
+{
+	if (g_initialized)
+	{
+		if (g_init_status != PG_GPU_OK)
+			return set_error(err, g_init_status, "%s", g_init_message);
+		return PG_GPU_OK;
+	}
+	g_initialized = true;
+
+	int			n = 0;
+	cudaError_t rc = cudaGetDeviceCount(&n);
+
+	if (rc != cudaSuccess || n == 0)
+	{
+		pg_gpu_error e;
+
+		if (rc != cudaSuccess)
+			from_cuda(&e, rc, "cudaGetDeviceCount");
+		else
+			set_error(&e, PG_GPU_NO_DEVICE, "no CUDA device found");
+		e.status = PG_GPU_NO_DEVICE;
+		g_init_status = e.status;
+		memcpy(g_init_message, e.message, sizeof(g_init_message));
+		return set_error(err, e.status, "%s", e.message);
+	}
+	rc = cudaSetDevice(0);
+	if (rc == cudaSuccess)
+		rc = cudaFree(0);		/* create the primary context now */
+	if (rc != cudaSuccess)
+	{
+		pg_gpu_error e;
+
+		from_cuda(&e, rc, "cudaSetDevice");
+		g_init_status = PG_GPU_NO_DEVICE;
+		memcpy(g_init_message, e.message, sizeof(g_init_message));
+		return set_error(err, PG_GPU_NO_DEVICE, "%s", e.message);
+	}
+	g_init_status = PG_GPU_OK;
+	return PG_GPU_OK;
+}
+
+extern "C" int
+pg_gpu_engine_initialized(void)
+{
+	return g_initialized && g_init_status == PG_GPU_OK;
+}
+
+extern "C" void
+pg_gpu_engine_set_memory_limit(uint64_t bytes)
+{
+	g_memory_limit = bytes;
+}
+
+extern "C" int
+pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err)
+{
+	if (pg_gpu_engine_init(err) != PG_GPU_OK)
+		return -1;
+
+	int			n = 0;
+
+	if (cudaGetDeviceCount(&n) != cudaSuccess)
+		return -1;
+	for (int i = 0; i < n && i < max; i++)
+	{
+		cudaDeviceProp p;
+		size_t		fr = 0,
+					tot = 0;
+
+		if (cudaGetDeviceProperties(&p, i) != cudaSuccess)
+		{
+			from_cuda(err, cudaGetLastError(), "cudaGetDeviceProperties");
+			return -1;
+		}
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].ordinal = i;
+		snprintf(out[i].name, sizeof(out[i].name), "%s", p.name);
+		out[i].cc_major = p.major;
+		out[i].cc_minor = p.minor;
+		out[i].multiprocessors = p.multiProcessorCount;
+		out[i].total_memory = p.totalGlobalMem;
+		out[i].can_map_host_memory = p.canMapHostMemory;
+		if (i == 0 && cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+			out[i].free_memory = fr;
+	}
+	return n;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_engine_register_host(void *base, uint64_t len, uint64_t *device_base,
+							pg_gpu_error *err)
+{
+	pg_gpu_status st = pg_gpu_engine_init(err);
+
+	if (st != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaHostRegister(base, len,
+									 cudaHostRegisterMapped | cudaHostRegisterPortable));
+	void	   *dptr = nullptr;
+	cudaError_t rc = cudaHostGetDevicePointer(&dptr, base, 0);
+
+	if (rc != cudaSuccess)
+	{
+		cudaHostUnregister(base);
+		return from_cuda(err, rc, "cudaHostGetDevicePointer");
+	}
+	*device_base = (uint64_t) (uintptr_t) dptr;
+	return PG_GPU_OK;
+}

@@ -1,0 +1,45 @@
+/*
+ * engine_internal.cuh — shared pieces of the engine's host side (zone D).
+ *
+ * Error handling: CUDA calls are wrapped by PG_GPU_TRY, which turns a failed call
+ * into a pg_gpu_status in the caller's pg_gpu_error and returns.  No exceptions
+ * leave the engine.  Memory comes from per-process pools (device and pinned host)
+ * that keep freed blocks for reuse, because cudaMalloc/cudaHostAlloc cost far more
+ * than a query's worth of kernels.
+ */
+#ifndef PG_GPU_ENGINE_INTERNAL_CUH
+#define PG_GPU_ENGINE_INTERNAL_CUH
+
+#ifdef PG_VERSION_NUM
+#error "cuda/ headers must not be compiled together with PostgreSQL headers"
+#endif
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "pg_gpu_engine.h"
+
+namespace pg_gpu {
+namespace cuda {
+
+pg_gpu_status set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...);
+pg_gpu_status from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what);
+
+#define PG_GPU_TRY(err, call) \
+	do { \
+		cudaError_t rc_ = (call); \
+		if (rc_ != cudaSuccess) \
+			return ::pg_gpu::cuda::from_cuda((err), rc_, #call); \
+	} while (0)
+
+/* Pools: allocations count against the device memory limit. */
+pg_gpu_status device_alloc(size_t bytes, void **ptr, pg_gpu_error *err);
+void		device_free(void *ptr);
+pg_gpu_status pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err);
+void		pinned_free(void *ptr);
+uint64_t	device_memory_limit();
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+#endif							/* PG_GPU_ENGINE_INTERNAL_CUH */

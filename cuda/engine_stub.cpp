@@ -1,0 +1,70 @@
+/*
+ * engine_stub.cpp — the engine when the build found no nvcc.
+ *
+ * Every entry point answers PG_GPU_NOT_COMPILED, so planning and execution take
+ * PostgreSQL's own plans and pg_gpu_stats records why.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pg_gpu_engine.h"
+
+static pg_gpu_status
+not_compiled(pg_gpu_error *err)
+{
+	if (err)
+	{
+		err->status = PG_GPU_NOT_COMPILED;
+		snprintf(err->message, sizeof(err->message),
+				 "pg_gpu was built without CUDA (nvcc was not found)");
+	}
+	return PG_GPU_NOT_COMPILED;
+}
+
+extern "C" int pg_gpu_engine_compiled(void) { return 0; }
+extern "C" pg_gpu_status pg_gpu_engine_init(pg_gpu_error *err) { return not_compiled(err); }
+extern "C" int pg_gpu_engine_initialized(void) { return 0; }
+extern "C" void pg_gpu_engine_set_memory_limit(uint64_t) {}
+
+extern "C" int
+pg_gpu_engine_devices(pg_gpu_device_info *, int, pg_gpu_error *err)
+{
+	not_compiled(err);
+	return -1;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_engine_register_host(void *, uint64_t, uint64_t *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+extern "C" pg_gpu_agg *
+pg_gpu_agg_begin(const pg_gpu_agg_task *, pg_gpu_error *err)
+{
+	not_compiled(err);
+	return nullptr;
+}
+
+extern "C" int pg_gpu_agg_slot_idle(pg_gpu_agg *, int) { return 1; }
+extern "C" int pg_gpu_agg_all_idle(pg_gpu_agg *) { return 1; }
+
+extern "C" pg_gpu_status
+pg_gpu_agg_slot_get(pg_gpu_agg *, int, pg_gpu_agg_slot *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_agg_submit(pg_gpu_agg *, int, int, int, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_agg_finish(pg_gpu_agg *, pg_gpu_agg_result *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+extern "C" void pg_gpu_agg_end(pg_gpu_agg *) {}

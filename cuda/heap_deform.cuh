@@ -1,0 +1,221 @@
+/*
+ * heap_deform.cuh — walking a heap tuple's attributes without PostgreSQL.
+ *
+ * This is heap_deform_tuple's offset logic restated for one thread: null bitmap,
+ * attalign padding, fixed-length values, and varlena headers (1-byte, 4-byte and
+ * TOAST pointers, whose *sizes* are in their headers even when their contents are
+ * compressed or out of line).  A value is only ever read for fixed-width numeric
+ * columns; varlena values are only stepped over, so TOASTed data never needs to be
+ * decoded here.  Anything inconsistent (offsets past the tuple) returns false and the
+ * caller records a "bad page" error: the query then falls back to PostgreSQL.
+ */
+#ifndef PG_GPU_HEAP_DEFORM_CUH
+#define PG_GPU_HEAP_DEFORM_CUH
+
+#include "agg_state.cuh"
+#include "pg_gpu_layout.h"
+
+namespace pg_gpu {
+namespace cuda {
+
+PG_GPU_HD uint32_t
+align_up(uint32_t off, uint32_t a)
+{
+	return (off + a - 1) & ~(a - 1);
+}
+
+/*
+ * Size of the varlena starting at p (whose first byte is nonzero or which sits on an
+ * aligned offset).  Mirrors VARSIZE_ANY for the little-endian header encodings.
+ */
+PG_GPU_HD uint32_t
+varlena_size(const uint8_t *p)
+{
+	uint8_t		b = p[0];
+
+	if (b == 0x01)
+	{
+		/* 1-byte header with a vartag: TOAST pointer */
+		return 2 + (p[1] == PG_GPU_VARTAG_ONDISK ? PG_GPU_VARATT_EXTERNAL_SIZE
+					: PG_GPU_VARATT_PTR_SIZE);
+	}
+	if (b & 0x01)
+		return b >> 1;			/* short varlena */
+	uint32_t	w = (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+
+	return (w >> 2) & 0x3FFFFFFFu;
+}
+
+/*
+ * Walk attributes 0..last of the tuple at tup (len bytes) and call
+ * visit(col, ptr-or-null) for each requested column (cols sorted by attidx).
+ */
+template <typename Visit>
+PG_GPU_HD bool
+deform_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
+			 Visit &&visit)
+{
+	if (len < PG_GPU_T_BITS_OFF)
+		return false;
+	uint16_t	infomask2 = (uint16_t) (tup[PG_GPU_T_INFOMASK2_OFF] |
+										(tup[PG_GPU_T_INFOMASK2_OFF + 1] << 8));
+	uint16_t	infomask = (uint16_t) (tup[PG_GPU_T_INFOMASK_OFF] |
+									   (tup[PG_GPU_T_INFOMASK_OFF + 1] << 8));
+	uint32_t	hoff = tup[PG_GPU_T_HOFF_OFF];
+	int			natts = infomask2 & PG_GPU_HEAP_NATTS_MASK;
+	bool		hasnull = (infomask & PG_GPU_HEAP_HASNULL) != 0;
+	const uint8_t *bits = tup + PG_GPU_T_BITS_OFF;
+
+	if (hoff > len)
+		return false;
+
+	const uint8_t *data = tup + hoff;
+	uint32_t	dlen = len - hoff;
+	uint32_t	off = 0;
+	int			c = 0;
+
+	for (int j = 0; c < task.ncols; j++)
+	{
+		bool		want = (task.cols[c].attidx == j);
+
+		if (j >= natts || (hasnull && !(bits[j >> 3] & (1 << (j & 7)))))
+		{
+			if (want)
+				visit(c++, (const uint8_t *) nullptr);
+			continue;
+		}
+		int			attlen = task.attlen[j];
+
+		if (attlen > 0)
+		{
+			off = align_up(off, task.attalign[j]);
+			if (off + (uint32_t) attlen > dlen)
+				return false;
+			if (want)
+				visit(c++, data + off);
+			off += attlen;
+		}
+		else
+		{
+			/* varlena: short headers are never padded (att_align_pointer) */
+			if (off >= dlen)
+				return false;
+			if (data[off] == 0)
+				off = align_up(off, task.attalign[j]);
+			if (off >= dlen)
+				return false;
+			uint32_t	sz = varlena_size(data + off);
+
+			if (sz == 0 || off + sz > dlen)
+				return false;
+			if (want)
+				visit(c++, data + off);
+			off += sz;
+		}
+	}
+	return true;
+}
+
+/* Read a fixed-width numeric value of the given type (unaligned-safe). */
+PG_GPU_HD int64_t
+read_int(const uint8_t *p, int type)
+{
+	switch (type)
+	{
+		case PG_GPU_INT2:
+			{
+				int16_t		v;
+
+				memcpy(&v, p, 2);
+				return v;
+			}
+		case PG_GPU_INT4:
+			{
+				int32_t		v;
+
+				memcpy(&v, p, 4);
+				return v;
+			}
+		default:
+			{
+				int64_t		v;
+
+				memcpy(&v, p, 8);
+				return v;
+			}
+	}
+}
+
+PG_GPU_HD double
+read_float(const uint8_t *p, int type)
+{
+	if (type == PG_GPU_FLOAT4)
+	{
+		float		v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	double		v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Fold one tuple into per-column states; false if the tuple cannot be decoded. */
+PG_GPU_HD bool
+accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
+			pg_gpu_col_state *st)
+{
+	return deform_tuple(tup, len, task, [&](int c, const uint8_t *p) {
+		if (p == nullptr)
+			return;
+		int			t = task.cols[c].type;
+
+		if (t == PG_GPU_ANY)
+			st[c].n++;
+		else if (is_float_type(t))
+			accum_float(st[c], read_float(p, t), t);
+		else
+			accum_int(st[c], read_int(p, t));
+	});
+}
+
+/*
+ * Fold every visible tuple of one page image.  vis is null for an all-visible page.
+ * Returns the number of visible tuples, or -1 if the page cannot be decoded.  Used
+ * by the CPU reference in the unit tests; the kernel spreads the same loop over a
+ * thread block.
+ */
+PG_GPU_HD int
+accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
+				  const pg_gpu_agg_task &task, pg_gpu_col_state *st)
+{
+	int			rows = 0;
+
+	for (int i = 0; i < nlp; i++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
+		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+			continue;
+		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
+			continue;
+		uint32_t	off = PG_GPU_LP_OFF(w);
+		uint32_t	len = PG_GPU_LP_LEN(w);
+
+		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+			return -1;
+		if (!accum_tuple(page + off, len, task, st))
+			return -1;
+		rows++;
+	}
+	return rows;
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+#endif							/* PG_GPU_HEAP_DEFORM_CUH */

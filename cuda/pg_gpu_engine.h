@@ -1,0 +1,216 @@
+/*
+ * pg_gpu_engine.h — the only door between PostgreSQL-facing code (src/) and the
+ * GPU engine (cuda/).
+ *
+ * Plain C, POD structs and opaque handles, no PostgreSQL headers.  The interface is
+ * message-shaped: a task description and buffers go in, a result struct comes out,
+ * so that a later GPU service process could run the same engine behind a queue.
+ *
+ * Errors never cross this boundary as exceptions: every call returns a
+ * pg_gpu_status and fills a pg_gpu_error; the caller decides between a CPU
+ * fallback and an ereport.
+ */
+#ifndef PG_GPU_ENGINE_H
+#define PG_GPU_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_gpu_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pg_gpu_status
+{
+	PG_GPU_OK = 0,
+	PG_GPU_NOT_COMPILED,		/* built without nvcc */
+	PG_GPU_NO_DEVICE,			/* no driver or no usable GPU */
+	PG_GPU_OUT_OF_MEMORY,		/* device or pinned memory exhausted / over limit */
+	PG_GPU_CUDA_ERROR,			/* any other CUDA runtime failure */
+	PG_GPU_BAD_PAGE,			/* kernel met a page/tuple it cannot decode */
+	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
+} pg_gpu_status;
+
+typedef struct pg_gpu_error
+{
+	pg_gpu_status status;
+	char		message[256];
+} pg_gpu_error;
+
+/* ---- runtime ---------------------------------------------------------- */
+
+/* Whether the engine was compiled with CUDA at all. */
+int			pg_gpu_engine_compiled(void);
+
+/*
+ * Start CUDA in this process (idempotent).  Costs ~0.4 s the first time; must never
+ * run in the postmaster.  Returns PG_GPU_OK or the reason there is no GPU.
+ */
+pg_gpu_status pg_gpu_engine_init(pg_gpu_error *err);
+int			pg_gpu_engine_initialized(void);
+
+/* Cap on the engine's own device allocations, bytes (0 = whole device). */
+void		pg_gpu_engine_set_memory_limit(uint64_t bytes);
+
+typedef struct pg_gpu_device_info
+{
+	int			ordinal;
+	char		name[128];
+	int			cc_major;
+	int			cc_minor;
+	int			multiprocessors;
+	uint64_t	total_memory;
+	uint64_t	free_memory;
+	int			can_map_host_memory;
+} pg_gpu_device_info;
+
+/* Fills up to max entries; returns the device count or -1 with err set. */
+int			pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err);
+
+/*
+ * Register [base, base+len) (e.g. the shared buffer pool) as mapped pinned memory so
+ * kernels read it in place over PCIe.  *device_base receives the device address of
+ * base.  Registration is per process and lasts until process exit.
+ */
+pg_gpu_status pg_gpu_engine_register_host(void *base, uint64_t len,
+										  uint64_t *device_base, pg_gpu_error *err);
+
+/* ---- GpuAgg: whole-table aggregation over heap pages -------------------- */
+
+#define PG_GPU_MAX_AGG_COLS 16
+#define PG_GPU_MAX_DEFORM_ATTS 256
+#define PG_GPU_AGG_SLOTS 3		/* chunks in flight */
+
+/* Column value types the aggregation kernels decode. */
+typedef enum pg_gpu_coltype
+{
+	PG_GPU_INT2 = 1,
+	PG_GPU_INT4,
+	PG_GPU_INT8,
+	PG_GPU_FLOAT4,
+	PG_GPU_FLOAT8,
+	PG_GPU_ANY					/* any type: only non-NULL values are counted */
+} pg_gpu_coltype;
+
+typedef struct pg_gpu_agg_column
+{
+	int16_t		attidx;			/* 0-based attribute index in the heap tuple */
+	uint8_t		type;			/* pg_gpu_coltype */
+	uint8_t		pad;
+} pg_gpu_agg_column;
+
+typedef struct pg_gpu_agg_task
+{
+	/* physical layout of attributes 0 .. natts-1 (natts covers every column read) */
+	int32_t		natts;
+	int16_t		attlen[PG_GPU_MAX_DEFORM_ATTS];
+	uint8_t		attalign[PG_GPU_MAX_DEFORM_ATTS];	/* 1, 2, 4 or 8 */
+	int32_t		ncols;
+	pg_gpu_agg_column cols[PG_GPU_MAX_AGG_COLS];
+	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
+	int32_t		gather;			/* 1: caller copies pages into staging buffers;
+								 * 0: page_ref.addr points at registered memory */
+} pg_gpu_agg_task;
+
+/*
+ * Per-column exact state after reduction.  Integers: exact count, min, max, 128-bit
+ * sum and 192-bit sum of squares.  Floats: min/max with NaN largest, a float4 sum
+ * (float4 columns), and a Youngs-Cramer (N, Sx, Sxx) state merged the way
+ * PostgreSQL's float8_combine does.
+ */
+typedef struct pg_gpu_col_state
+{
+	int64_t		n;				/* non-null values */
+	int64_t		imin;
+	int64_t		imax;
+	uint64_t	sum_lo;			/* int128 two's complement */
+	uint64_t	sum_hi;
+	uint64_t	sq_lo;			/* uint192 sum of squares */
+	uint64_t	sq_mid;
+	uint64_t	sq_hi;
+	double		fmin;
+	double		fmax;
+	double		yc_n;
+	double		yc_sx;
+	double		yc_sxx;
+	float		f4sum;
+	uint32_t	flags;			/* PG_GPU_COLF_* */
+} pg_gpu_col_state;
+
+#define PG_GPU_COLF_SUM_OVERFLOW	0x1u	/* finite inputs, infinite Sx (float8pl) */
+#define PG_GPU_COLF_SXX_OVERFLOW	0x2u	/* finite inputs, infinite Sxx */
+#define PG_GPU_COLF_F4SUM_OVERFLOW	0x4u	/* float4pl overflow */
+
+typedef struct pg_gpu_agg_result
+{
+	int64_t		nrows;			/* visible tuples: count(*) */
+	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
+	uint64_t	bytes_h2d;		/* bytes that crossed PCIe towards the GPU */
+	double		gpu_ms;			/* time the GPU spent in kernels/copies */
+	int64_t		chunks;
+	int64_t		pages;
+} pg_gpu_agg_result;
+
+/* What the caller fills for one page of a chunk. */
+typedef struct pg_gpu_page_ref
+{
+	uint64_t	addr;			/* device address of the page (registered mode);
+								 * ignored in gather mode */
+	uint16_t	nlp;			/* line pointers captured under the share lock */
+	uint16_t	pad;
+	int32_t		vis_idx;		/* -1: all visible; else bitmap index */
+} pg_gpu_page_ref;
+
+/* Host-side buffers of one slot, to be filled by the caller before submit. */
+typedef struct pg_gpu_agg_slot
+{
+	int			slot;
+	int			capacity;		/* pages */
+	pg_gpu_page_ref *refs;		/* pinned host, capacity entries */
+	uint32_t   *vis;			/* pinned host, capacity * PG_GPU_VIS_WORDS */
+	char	   *staging;		/* pinned host, capacity * PG_GPU_BLCKSZ (gather) */
+} pg_gpu_agg_slot;
+
+typedef struct pg_gpu_agg pg_gpu_agg;
+
+pg_gpu_agg *pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err);
+
+/* Non-blocking: 1 if the slot's previous chunk is finished (slot reusable). */
+int			pg_gpu_agg_slot_idle(pg_gpu_agg *agg, int slot);
+
+/* Buffers of a slot; the slot must be idle. */
+pg_gpu_status pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out,
+								  pg_gpu_error *err);
+
+/* Queue npages of the slot (nvis bitmaps used) for transfer and reduction. */
+pg_gpu_status pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis,
+								pg_gpu_error *err);
+
+/* 1 when every submitted chunk has finished (non-blocking). */
+int			pg_gpu_agg_all_idle(pg_gpu_agg *agg);
+
+/* Collect the reduced states; all slots must be idle. */
+pg_gpu_status pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res,
+								pg_gpu_error *err);
+
+/* Release everything (safe on a half-built handle, safe after errors). */
+void		pg_gpu_agg_end(pg_gpu_agg *agg);
+
+/* ---- host-side helpers shared with src/ (exact state arithmetic) --------- */
+
+/* Merge b into a, as the kernels do (float8_combine rules for the float part). */
+void		pg_gpu_col_state_init(pg_gpu_col_state *s, int coltype);
+void		pg_gpu_col_state_merge(pg_gpu_col_state *a, const pg_gpu_col_state *b,
+								   int coltype);
+
+/* Decimal text of the int128 sum / uint192 sum of squares (buf >= 64 bytes). */
+void		pg_gpu_int128_to_dec(uint64_t lo, uint64_t hi, char *buf);
+void		pg_gpu_uint192_to_dec(uint64_t lo, uint64_t mid, uint64_t hi, char *buf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PG_GPU_ENGINE_H */

@@ -1,0 +1,542 @@
+/*
+ * exec_agg.cpp — executing GpuAgg.
+ *
+ * The CPU never touches tuples one at a time here.  It walks the table's blocks,
+ * pins each buffer, and under the share lock records the line-pointer count and,
+ * for a page that is not all-visible, a visibility bitmap computed with
+ * PostgreSQL's own HeapTupleSatisfiesVisibility for the query's snapshot.  Then:
+ *
+ *  - registered mode (default): the shared buffer pool is registered with the GPU,
+ *    so a chunk is just a list of device addresses of pinned buffers; the kernel
+ *    reads the pages in place over PCIe.  Pins are held until the chunk's kernel
+ *    has finished.  This is safe without the content lock: the pin blocks pruning
+ *    and defragmentation (they need a cleanup lock), heap tuple data is never
+ *    rewritten in place, and new tuples land behind the line-pointer count we
+ *    captured under the lock.
+ *  - gather mode (registration impossible or disabled): pages are memcpy'd into a
+ *    pinned staging buffer and the pin is dropped at once.
+ *
+ * Chunks rotate through PG_GPU_AGG_SLOTS slots, each on its own CUDA stream, so
+ * pinning chunk k+1 overlaps with the GPU reducing chunk k.
+ *
+ * Any engine failure (no GPU, out of GPU memory, a page the GPU cannot decode, a
+ * CUDA error) ends the GPU attempt cleanly and the child plan — PostgreSQL's own
+ * Partial Aggregate over the table — produces the same partial states instead.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/xact.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "agg_catalog.h"
+#include "gpuagg.h"
+}
+
+#include "guard.h"
+
+typedef struct GpuAggState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	int			nout;
+	int		   *out_state;
+	int		   *out_coltype;
+	int		   *out_col;
+	pg_gpu_agg_task task;
+
+	/* execution */
+	bool		done;
+	bool		fallback;
+	bool		gpu_ran;
+	PgGpuFallback fb_reason;
+	char		fb_msg[256];
+	pg_gpu_agg *agg;
+	Buffer	   *pins[PG_GPU_AGG_SLOTS];
+	int			npins[PG_GPU_AGG_SLOTS];
+	MemoryContextCallback cleanup;
+
+	/* instrumentation */
+	pg_gpu_agg_result res;
+	bool		registered;
+	double		wall_ms;
+} GpuAggState;
+
+static Node *CreateGpuAggState(CustomScan *cscan);
+static void BeginGpuAgg(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuAgg(CustomScanState *node);
+static void EndGpuAgg(CustomScanState *node);
+static void ReScanGpuAgg(CustomScanState *node);
+static void ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es);
+
+CustomScanMethods gpuagg_scan_methods = {
+	"GpuAgg",
+	CreateGpuAggState
+};
+
+static const CustomExecMethods gpuagg_exec_methods = {
+	"GpuAgg",
+	BeginGpuAgg,
+	ExecGpuAgg,
+	EndGpuAgg,
+	ReScanGpuAgg,
+	NULL, NULL,					/* mark/restore */
+	NULL, NULL, NULL, NULL,		/* parallel */
+	NULL,						/* shutdown */
+	ExplainGpuAgg
+};
+
+static int *
+int_list_array(List *l)
+{
+	int		   *a = (int *) palloc0(sizeof(int) * Max(1, list_length(l)));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, l)
+		a[i++] = lfirst_int(lc);
+	return a;
+}
+
+static Node *
+CreateGpuAggState(CustomScan *cscan)
+{
+	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &gpuagg_exec_methods;
+	return (Node *) s;
+}
+
+/* Releases the engine and any pins; safe to call more than once. */
+static void
+release_gpu(GpuAggState *s, bool release_pins)
+{
+	if (s->agg)
+	{
+		pg_gpu_agg *agg = s->agg;
+
+		s->agg = NULL;
+		pg_gpu_agg_end(agg);	/* waits for in-flight kernels */
+	}
+	if (release_pins)
+		for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		{
+			for (int j = 0; j < s->npins[i]; j++)
+				ReleaseBuffer(s->pins[i][j]);
+			s->npins[i] = 0;
+		}
+}
+
+/* On error paths the query memory goes away; the engine must go with it. */
+static void
+gpuagg_cleanup_callback(void *arg)
+{
+	GpuAggState *s = (GpuAggState *) arg;
+
+	if (s->agg)
+	{
+		pg_gpu_agg *agg = s->agg;
+
+		s->agg = NULL;
+		pg_gpu_agg_end(agg);
+	}
+}
+
+static void
+BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	List	   *attidx = (List *) list_nth(priv, GPUAGG_PRIV_COL_ATTIDX);
+	List	   *coltype = (List *) list_nth(priv, GPUAGG_PRIV_COL_TYPE);
+	int			i = 0;
+	ListCell   *lc,
+			   *lc2;
+
+	s->nout = list_length((List *) list_nth(priv, GPUAGG_PRIV_OUT_STATE));
+	s->out_state = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_STATE));
+	s->out_coltype = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COLTYPE));
+	s->out_col = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COL));
+
+	memset(&s->task, 0, sizeof(s->task));
+	forboth(lc, attidx, lc2, coltype)
+	{
+		s->task.cols[i].attidx = (int16_t) lfirst_int(lc);
+		s->task.cols[i].type = (uint8_t) lfirst_int(lc2);
+		i++;
+	}
+	s->task.ncols = i;
+
+	/* the fallback: PostgreSQL's own partial aggregate */
+	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
+											   estate, eflags));
+
+	s->cleanup.func = gpuagg_cleanup_callback;
+	s->cleanup.arg = s;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, &s->cleanup);
+}
+
+static void
+BeginGpuAgg(CustomScanState *node, EState *estate, int eflags)
+{
+	PG_GPU_GUARD(BeginGpuAggImpl((GpuAggState *) node, estate, eflags));
+}
+
+static PgGpuFallback
+fallback_for(pg_gpu_status st)
+{
+	switch (st)
+	{
+		case PG_GPU_NOT_COMPILED:
+			return PG_GPU_FB_NOT_COMPILED;
+		case PG_GPU_NO_DEVICE:
+			return PG_GPU_FB_NO_GPU;
+		case PG_GPU_OUT_OF_MEMORY:
+			return PG_GPU_FB_OUT_OF_MEMORY;
+		case PG_GPU_BAD_PAGE:
+			return PG_GPU_FB_BAD_PAGE;
+		default:
+			return PG_GPU_FB_GPU_ERROR;
+	}
+}
+
+static bool
+give_up(GpuAggState *s, PgGpuFallback reason, const char *msg)
+{
+	release_gpu(s, true);
+	s->fb_reason = reason;
+	strlcpy(s->fb_msg, msg, sizeof(s->fb_msg));
+	return false;
+}
+
+/* Physical layout of the attributes the kernels walk; false if unsupported. */
+static bool
+fill_layout(GpuAggState *s, Relation rel)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	int			maxatt = -1;
+
+	for (int c = 0; c < s->task.ncols; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, s->task.cols[c].attidx);
+
+		if (s->task.cols[c].attidx >= tupdesc->natts || att->atthasmissing)
+			return false;
+		maxatt = Max(maxatt, s->task.cols[c].attidx);
+	}
+	if (maxatt >= PG_GPU_MAX_DEFORM_ATTS)
+		return false;
+	s->task.natts = maxatt + 1;
+	for (int j = 0; j <= maxatt; j++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, j);
+
+		if (att->attlen == -2)
+			return false;
+		s->task.attlen[j] = att->attlen;
+		switch (att->attalign)
+		{
+			case TYPALIGN_CHAR:
+				s->task.attalign[j] = 1;
+				break;
+			case TYPALIGN_SHORT:
+				s->task.attalign[j] = 2;
+				break;
+			case TYPALIGN_INT:
+				s->task.attalign[j] = 4;
+				break;
+			default:
+				s->task.attalign[j] = 8;
+				break;
+		}
+	}
+	return true;
+}
+
+/* Wait (interruptibly) until the slot's chunk is done, then drop its pins. */
+static void
+wait_slot(GpuAggState *s, int slot)
+{
+	int			spins = 0;
+
+	while (!pg_gpu_agg_slot_idle(s->agg, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (++spins > 2000)
+			pg_usleep(20);
+	}
+	for (int j = 0; j < s->npins[slot]; j++)
+		ReleaseBuffer(s->pins[slot][j]);
+	s->npins[slot] = 0;
+}
+
+/*
+ * Stream the table through the GPU.  Returns true with s->res filled, or false with
+ * s->fb_reason set (engine released, pins dropped).
+ */
+static bool
+run_on_gpu(GpuAggState *s)
+{
+	Relation	rel = s->css.ss.ss_currentRelation;
+	Snapshot	snapshot = s->css.ss.ps.state->es_snapshot;
+	PgGpuFallback reason;
+	pg_gpu_error err;
+	char		msg[256];
+	BlockNumber nblocks;
+	BlockNumber blk = 0;
+	BufferAccessStrategy strategy = NULL;
+	int			slot = 0;
+	int			chunks = 0;
+	int			capacity;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (IsolationIsSerializable())
+		return give_up(s, PG_GPU_FB_SERIALIZABLE,
+					   "serializable transactions need per-tuple predicate locks");
+	if (!PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+		return give_up(s, reason, msg);
+	if (!fill_layout(s, rel))
+		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
+
+	s->registered = pg_gpu_register_buffers && PgGpuSharedBufferDeviceAddr(0) != 0;
+	s->task.gather = s->registered ? 0 : 1;
+	/* never hold more than a quarter of shared_buffers pinned */
+	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
+
+	s->agg = pg_gpu_agg_begin(&s->task, &err);
+	if (!s->agg)
+		return give_up(s, fallback_for(err.status), err.message);
+
+	nblocks = RelationGetNumberOfBlocks(rel);
+	if (nblocks > (BlockNumber) (NBuffers / 4))
+		strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		if (s->pins[i] == NULL)
+			s->pins[i] = (Buffer *) MemoryContextAlloc(s->css.ss.ps.state->es_query_cxt,
+													   sizeof(Buffer) * s->task.chunk_pages);
+
+	while (blk < nblocks)
+	{
+		pg_gpu_agg_slot buf;
+		int			npages = 0;
+		int			nvis = 0;
+
+		wait_slot(s, slot);
+		if (pg_gpu_agg_slot_get(s->agg, slot, &buf, &err) != PG_GPU_OK)
+			return give_up(s, fallback_for(err.status), err.message);
+		capacity = Min(buf.capacity, s->task.chunk_pages);
+
+		for (; blk < nblocks && npages < capacity; blk++)
+		{
+			Buffer		b;
+			Page		page;
+			OffsetNumber nlp;
+			pg_gpu_page_ref *ref;
+
+			CHECK_FOR_INTERRUPTS();
+			b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+			LockBuffer(b, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(b);
+			nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
+			if (nlp == 0)
+			{
+				UnlockReleaseBuffer(b);
+				continue;
+			}
+			ref = &buf.refs[npages];
+			ref->nlp = nlp;
+			ref->vis_idx = -1;
+			if (!PageIsAllVisible(page) || snapshot->takenDuringRecovery)
+			{
+				uint32	   *bits = buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS;
+				HeapTupleData tup;
+
+				memset(bits, 0, sizeof(uint32) * PG_GPU_VIS_WORDS);
+				tup.t_tableOid = RelationGetRelid(rel);
+				for (OffsetNumber off = FirstOffsetNumber; off <= nlp; off++)
+				{
+					ItemId		lpp = PageGetItemId(page, off);
+
+					if (!ItemIdIsNormal(lpp))
+						continue;
+					tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+					tup.t_len = ItemIdGetLength(lpp);
+					ItemPointerSet(&tup.t_self, blk, off);
+					if (HeapTupleSatisfiesVisibility(&tup, snapshot, b))
+						bits[(off - 1) >> 5] |= 1u << ((off - 1) & 31);
+				}
+				ref->vis_idx = nvis++;
+			}
+			if (s->registered)
+			{
+				LockBuffer(b, BUFFER_LOCK_UNLOCK);
+				ref->addr = PgGpuSharedBufferDeviceAddr(b - 1);
+				s->pins[slot][s->npins[slot]++] = b;
+				if (ref->addr == 0)
+					return give_up(s, PG_GPU_FB_GPU_ERROR,
+								   "the shared buffer pool could not be registered");
+			}
+			else
+			{
+				memcpy(buf.staging + (size_t) npages * BLCKSZ, page, BLCKSZ);
+				ref->addr = 0;
+				UnlockReleaseBuffer(b);
+			}
+			npages++;
+		}
+		if (npages > 0 &&
+			pg_gpu_agg_submit(s->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+			return give_up(s, fallback_for(err.status), err.message);
+		chunks++;
+		if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
+			return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
+		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
+	}
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		wait_slot(s, i);
+	if (strategy)
+		FreeAccessStrategy(strategy);
+
+	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
+		return give_up(s, fallback_for(err.status), err.message);
+	release_gpu(s, true);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	s->wall_ms = INSTR_TIME_GET_MILLISEC(t1);
+	s->gpu_ran = true;
+	return true;
+}
+
+static TupleTableSlot *
+project(GpuAggState *s, TupleTableSlot *scanslot)
+{
+	ProjectionInfo *proj = s->css.ss.ps.ps_ProjInfo;
+
+	if (proj == NULL)
+		return scanslot;
+	ResetExprContext(s->css.ss.ps.ps_ExprContext);
+	s->css.ss.ps.ps_ExprContext->ecxt_scantuple = scanslot;
+	return ExecProject(proj);
+}
+
+static TupleTableSlot *
+ExecGpuAggImpl(GpuAggState *s)
+{
+	TupleTableSlot *slot;
+
+	if (s->fallback)
+	{
+		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
+		return TupIsNull(slot) ? NULL : project(s, slot);
+	}
+	if (s->done)
+		return NULL;
+	s->done = true;
+
+	if (!run_on_gpu(s))
+	{
+		s->fallback = true;
+		PgGpuStatsFallback(PG_GPU_NODE_AGG, s->fb_reason);
+		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED)
+			ereport(WARNING,
+					(errmsg("GpuAgg fell back to the CPU: %s",
+							PgGpuFallbackName(s->fb_reason)),
+					 errdetail("%s", s->fb_msg)));
+		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
+		return TupIsNull(slot) ? NULL : project(s, slot);
+	}
+	PgGpuStatsGpuRun(PG_GPU_NODE_AGG, s->res.bytes_h2d, s->res.gpu_ms);
+
+	slot = s->css.ss.ss_ScanTupleSlot;
+	ExecClearTuple(slot);
+	for (int i = 0; i < s->nout; i++)
+	{
+		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &s->res.cols[s->out_col[i]] : NULL;
+
+		slot->tts_values[i] = PgGpuPartialState((PgGpuAggState) s->out_state[i],
+												s->out_coltype[i], col, s->res.nrows,
+												&slot->tts_isnull[i]);
+	}
+	ExecStoreVirtualTuple(slot);
+	return project(s, slot);
+}
+
+static TupleTableSlot *
+ExecGpuAgg(CustomScanState *node)
+{
+	TupleTableSlot *slot = NULL;
+
+	PG_GPU_GUARD(slot = ExecGpuAggImpl((GpuAggState *) node));
+	return slot;
+}
+
+static void
+EndGpuAgg(CustomScanState *node)
+{
+	GpuAggState *s = (GpuAggState *) node;
+
+	release_gpu(s, true);
+	ExecEndNode((PlanState *) linitial(s->css.custom_ps));
+}
+
+static void
+ReScanGpuAgg(CustomScanState *node)
+{
+	GpuAggState *s = (GpuAggState *) node;
+
+	s->done = false;
+	s->fallback = false;
+	s->gpu_ran = false;
+	ExecReScan((PlanState *) linitial(s->css.custom_ps));
+}
+
+static void
+ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuAggState *s = (GpuAggState *) node;
+
+	if (!es->analyze)
+		return;
+	if (s->gpu_ran)
+	{
+		ExplainPropertyText("Page Access",
+							s->registered ? "shared buffers read in place" : "copied via pinned staging",
+							es);
+		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
+		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
+		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
+			ExplainPropertyFloat("GpuAgg Wall Time", "ms", s->wall_ms, 3, es);
+		}
+	}
+	else if (s->fallback)
+	{
+		ExplainPropertyText("Fallback", PgGpuFallbackName(s->fb_reason), es);
+		ExplainPropertyText("Fallback Detail", s->fb_msg, es);
+	}
+}
+
+void
+PgGpuAggExecInit(void)
+{
+	RegisterCustomScanMethods(&gpuagg_scan_methods);
+}

@@ -1,0 +1,88 @@
+/*
+ * guc.cpp — pg_gpu's configuration parameters.
+ *
+ * Cost parameters are in PostgreSQL's cost units (seq_page_cost = 1).  Their defaults
+ * come from the crossover sweep in bench/ on the reference GPU host (an H100 over
+ * PCIe 5): see bench/RESULTS.md for the measurements behind them.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include <float.h>
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "pg_gpu.h"
+}
+
+bool		pg_gpu_enabled = true;
+bool		pg_gpu_force = false;
+bool		pg_gpu_enable_gpuagg = true;
+double		pg_gpu_startup_cost = 1000.0;
+double		pg_gpu_init_cost = 100000.0;
+double		pg_gpu_page_cost = 0.1;
+double		pg_gpu_tuple_cost = 0.0001;
+int			pg_gpu_device_memory_limit = 0;
+int			pg_gpu_chunk_pages = 4096;
+bool		pg_gpu_register_buffers = true;
+bool		pg_gpu_expect_gpu = false;
+int			pg_gpu_debug_fail_after_chunks = -1;
+
+void
+PgGpuDefineGucs(void)
+{
+	DefineCustomBoolVariable("pg_gpu.enabled",
+							 "Enables planning of GPU paths.",
+							 NULL, &pg_gpu_enabled, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.force",
+							 "Takes every supported GPU path regardless of cost.",
+							 "Meant for tests and benchmarks.",
+							 &pg_gpu_force, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.enable_gpuagg",
+							 "Enables the GpuAgg aggregation node.",
+							 NULL, &pg_gpu_enable_gpuagg, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.startup_cost",
+							 "Cost of starting GPU work for one query (launches, synchronisation).",
+							 NULL, &pg_gpu_startup_cost, 1000.0, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.init_cost",
+							 "Cost of starting CUDA in a backend that has not used the GPU yet.",
+							 NULL, &pg_gpu_init_cost, 100000.0, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.page_cost",
+							 "Cost of pinning one heap page and moving it to the GPU.",
+							 NULL, &pg_gpu_page_cost, 0.1, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.tuple_cost",
+							 "Cost of deforming and aggregating one tuple on the GPU.",
+							 NULL, &pg_gpu_tuple_cost, 0.0001, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.device_memory_limit",
+							"Caps the GPU memory one query's engine may allocate (0: no cap).",
+							NULL, &pg_gpu_device_memory_limit, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.chunk_pages",
+							"Heap pages per chunk sent to the GPU.",
+							NULL, &pg_gpu_chunk_pages, 4096, 1, 1 << 20,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.register_buffers",
+							 "Lets the GPU read the shared buffer pool in place.",
+							 "When off, pages are copied through pinned staging buffers.",
+							 &pg_gpu_register_buffers, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.expect_gpu",
+							 "Warns whenever a query planned for the GPU falls back to the CPU.",
+							 "Used by make gpucheck to prove offload on a GPU host.",
+							 &pg_gpu_expect_gpu, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.debug_fail_after_chunks",
+							"Simulates a GPU failure after this many chunks (-1: never).",
+							"For testing the mid-query CPU fallback.",
+							&pg_gpu_debug_fail_after_chunks, -1, -1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pg_gpu");
+}

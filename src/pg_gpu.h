@@ -1,0 +1,67 @@
+/*
+ * pg_gpu.h — declarations shared by the PostgreSQL-facing files of pg_gpu.
+ * Include after postgres.h (inside extern "C").
+ */
+#ifndef PG_GPU_H
+#define PG_GPU_H
+
+#include "compat.h"
+
+/* ---- GUCs (guc.cpp) ---- */
+extern bool pg_gpu_enabled;
+extern bool pg_gpu_force;
+extern bool pg_gpu_enable_gpuagg;
+extern double pg_gpu_startup_cost;
+extern double pg_gpu_init_cost;
+extern double pg_gpu_page_cost;
+extern double pg_gpu_tuple_cost;
+extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
+extern int	pg_gpu_chunk_pages;
+extern bool pg_gpu_register_buffers;
+extern bool pg_gpu_expect_gpu;
+extern int	pg_gpu_debug_fail_after_chunks;
+
+void		PgGpuDefineGucs(void);
+
+/* ---- stats (stats.cpp) ---- */
+typedef enum PgGpuNode
+{
+	PG_GPU_NODE_AGG = 0,
+	PG_GPU_NODE_COUNT
+} PgGpuNode;
+
+typedef enum PgGpuFallback
+{
+	PG_GPU_FB_NO_GPU = 0,		/* no device or no driver */
+	PG_GPU_FB_NOT_COMPILED,		/* built without nvcc */
+	PG_GPU_FB_OUT_OF_MEMORY,
+	PG_GPU_FB_GPU_ERROR,
+	PG_GPU_FB_BAD_PAGE,			/* data the GPU cannot decode */
+	PG_GPU_FB_UNSUPPORTED,		/* found unsupported at execution time */
+	PG_GPU_FB_SERIALIZABLE,		/* serializable isolation needs per-tuple predicate locks */
+	PG_GPU_FB_INJECTED,			/* pg_gpu.debug_fail_after_chunks */
+	PG_GPU_FB_COUNT
+} PgGpuFallback;
+
+void		PgGpuStatsRequestShmem(void);
+void		PgGpuStatsStartup(void);
+void		PgGpuStatsGpuRun(PgGpuNode node, uint64 bytes, double gpu_ms);
+void		PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason);
+const char *PgGpuFallbackName(PgGpuFallback reason);
+
+/* ---- runtime (runtime.cpp) ---- */
+/* Start the engine in this backend; false (and *reason, *msg) if no GPU. */
+bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
+/* Whether a GPU path may be planned without forcing (no CUDA start). */
+bool		PgGpuDeviceLikely(void);
+/* Device address of a shared buffer, registering its segment on first use;
+ * 0 if the pool cannot be registered (then gather mode is used). */
+uint64		PgGpuSharedBufferDeviceAddr(int buf_id);
+/* layout_check.cpp: run-time half of the layout check */
+bool		PgGpuLayoutOk(void);
+
+/* ---- GpuAgg (planner_agg.cpp, exec_agg.cpp) ---- */
+void		PgGpuAggPlannerInit(void);
+void		PgGpuAggExecInit(void);
+
+#endif							/* PG_GPU_H */

@@ -1,0 +1,146 @@
+/*
+ * runtime.cpp — the backend's view of the GPU: lazy engine start, whether a GPU is
+ * likely present (for planning without starting CUDA), registration of the shared
+ * buffer pool, and pg_gpu_devices().
+ *
+ * The shared buffer pool is registered with the GPU in 1 GB segments on first use
+ * of a buffer in that segment: registering costs tens of milliseconds per GB, once
+ * per backend, after which kernels read pinned buffers in place over PCIe.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+}
+
+#include "guard.h"
+
+#define SEGMENT_BYTES ((uint64) 1 << 30)
+#define MAX_SEGMENTS 4096
+
+static int	device_likely = -1;	/* -1 unknown */
+static bool engine_failed = false;
+static bool registration_failed = false;
+static uint64 segment_dev[MAX_SEGMENTS];
+
+bool
+PgGpuDeviceLikely(void)
+{
+	if (!pg_gpu_engine_compiled() || engine_failed)
+		return false;
+	if (device_likely < 0)
+		device_likely = (access("/dev/nvidiactl", F_OK) == 0 ||
+						 access("/dev/nvidia0", F_OK) == 0) ? 1 : 0;
+	return device_likely == 1;
+}
+
+bool
+PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	pg_gpu_error err;
+
+	if (IsPostmasterEnvironment && !IsUnderPostmaster)
+	{
+		/* never start CUDA in the postmaster */
+		*reason = PG_GPU_FB_NO_GPU;
+		strlcpy(msg, "not in a backend", msglen);
+		return false;
+	}
+	pg_gpu_engine_set_memory_limit((uint64) pg_gpu_device_memory_limit * 1024);
+	if (pg_gpu_engine_init(&err) == PG_GPU_OK)
+		return true;
+	engine_failed = true;
+	*reason = err.status == PG_GPU_NOT_COMPILED ? PG_GPU_FB_NOT_COMPILED : PG_GPU_FB_NO_GPU;
+	strlcpy(msg, err.message, msglen);
+	return false;
+}
+
+uint64
+PgGpuSharedBufferDeviceAddr(int buf_id)
+{
+	uint64		off = (uint64) buf_id * BLCKSZ;
+	uint64		seg = off / SEGMENT_BYTES;
+
+	if (registration_failed || seg >= MAX_SEGMENTS)
+		return 0;
+	if (segment_dev[seg] == 0)
+	{
+		/* register [seg start, seg end) rounded out to 4 kB pages */
+		uint64		total = (uint64) NBuffers * BLCKSZ;
+		char	   *start = BufferBlocks + seg * SEGMENT_BYTES;
+		uint64		len = Min(SEGMENT_BYTES, total - seg * SEGMENT_BYTES);
+		char	   *astart = (char *) TYPEALIGN_DOWN(4096, start);
+		uint64		alen = TYPEALIGN(4096, (uint64) (start - astart) + len);
+		uint64		dev = 0;
+		pg_gpu_error err;
+
+		if (pg_gpu_engine_register_host(astart, alen, &dev, &err) != PG_GPU_OK)
+		{
+			ereport(LOG,
+					(errmsg("pg_gpu: cannot register the shared buffer pool with the GPU, copying pages instead"),
+					 errdetail("%s", err.message)));
+			registration_failed = true;
+			return 0;
+		}
+		segment_dev[seg] = dev + (uint64) (start - astart);
+	}
+	return segment_dev[seg] + (off - seg * SEGMENT_BYTES);
+}
+
+extern "C" {
+PG_FUNCTION_INFO_V1(pg_gpu_devices);
+}
+
+static Datum
+pg_gpu_devices_impl(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	pg_gpu_device_info info[16];
+	pg_gpu_error err;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, 0);
+	n = pg_gpu_engine_devices(info, lengthof(info), &err);
+	if (n < 0)
+	{
+		ereport(NOTICE,
+				(errmsg("no GPU is available"),
+				 errdetail("%s", err.message)));
+		return (Datum) 0;
+	}
+	for (int i = 0; i < n && i < (int) lengthof(info); i++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+		char		cc[16];
+
+		snprintf(cc, sizeof(cc), "%d.%d", info[i].cc_major, info[i].cc_minor);
+		values[0] = Int32GetDatum(info[i].ordinal);
+		values[1] = CStringGetTextDatum(info[i].name);
+		values[2] = CStringGetTextDatum(cc);
+		values[3] = Int32GetDatum(info[i].multiprocessors);
+		values[4] = Int64GetDatum((int64) info[i].total_memory);
+		values[5] = Int64GetDatum((int64) info[i].free_memory);
+		nulls[5] = (i != 0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+extern "C" Datum
+pg_gpu_devices(PG_FUNCTION_ARGS)
+{
+	Datum		result = (Datum) 0;
+
+	PG_GPU_GUARD(result = pg_gpu_devices_impl(fcinfo));
+	return result;
+}

@@ -1,0 +1,189 @@
+/*
+ * stats.cpp — pg_gpu_stats: cluster-wide counters of GPU executions, CPU fallbacks
+ * by reason, bytes moved and GPU time, per node kind.
+ *
+ * The counters live in shared memory when pg_gpu is preloaded (atomics, no locks);
+ * otherwise each backend keeps its own, so the functions still answer.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+
+#include "pg_gpu.h"
+}
+
+#include "guard.h"
+
+typedef struct PgGpuNodeStats
+{
+	pg_atomic_uint64 gpu_runs;
+	pg_atomic_uint64 bytes;
+	pg_atomic_uint64 gpu_us;
+	pg_atomic_uint64 fallbacks[PG_GPU_FB_COUNT];
+} PgGpuNodeStats;
+
+typedef struct PgGpuStatsShared
+{
+	PgGpuNodeStats node[PG_GPU_NODE_COUNT];
+} PgGpuStatsShared;
+
+static PgGpuStatsShared *shared_stats = NULL;
+static PgGpuStatsShared local_stats;
+static bool local_ready = false;
+
+static const char *const node_names[PG_GPU_NODE_COUNT] = {"GpuAgg"};
+static const char *const fallback_names[PG_GPU_FB_COUNT] = {
+	"no gpu", "not compiled", "out of gpu memory", "gpu error", "undecodable data",
+	"unsupported", "serializable isolation", "injected failure"
+};
+
+const char *
+PgGpuFallbackName(PgGpuFallback reason)
+{
+	return fallback_names[reason];
+}
+
+static void
+init_stats(PgGpuStatsShared *s)
+{
+	for (int n = 0; n < PG_GPU_NODE_COUNT; n++)
+	{
+		pg_atomic_init_u64(&s->node[n].gpu_runs, 0);
+		pg_atomic_init_u64(&s->node[n].bytes, 0);
+		pg_atomic_init_u64(&s->node[n].gpu_us, 0);
+		for (int r = 0; r < PG_GPU_FB_COUNT; r++)
+			pg_atomic_init_u64(&s->node[n].fallbacks[r], 0);
+	}
+}
+
+static PgGpuStatsShared *
+stats(void)
+{
+	if (shared_stats)
+		return shared_stats;
+	if (!local_ready)
+	{
+		init_stats(&local_stats);
+		local_ready = true;
+	}
+	return &local_stats;
+}
+
+void
+PgGpuStatsRequestShmem(void)
+{
+	RequestAddinShmemSpace(MAXALIGN(sizeof(PgGpuStatsShared)));
+}
+
+void
+PgGpuStatsStartup(void)
+{
+	bool		found;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared_stats = (PgGpuStatsShared *) ShmemInitStruct("pg_gpu stats",
+														sizeof(PgGpuStatsShared), &found);
+	if (!found)
+		init_stats(shared_stats);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+PgGpuStatsGpuRun(PgGpuNode node, uint64 bytes, double gpu_ms)
+{
+	PgGpuNodeStats *s = &stats()->node[node];
+
+	pg_atomic_fetch_add_u64(&s->gpu_runs, 1);
+	pg_atomic_fetch_add_u64(&s->bytes, bytes);
+	pg_atomic_fetch_add_u64(&s->gpu_us, (uint64) (gpu_ms * 1000.0));
+}
+
+void
+PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason)
+{
+	pg_atomic_fetch_add_u64(&stats()->node[node].fallbacks[reason], 1);
+}
+
+extern "C" {
+PG_FUNCTION_INFO_V1(pg_gpu_stats);
+PG_FUNCTION_INFO_V1(pg_gpu_fallbacks);
+PG_FUNCTION_INFO_V1(pg_gpu_stats_reset);
+}
+
+static Datum
+pg_gpu_stats_impl(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int n = 0; n < PG_GPU_NODE_COUNT; n++)
+	{
+		PgGpuNodeStats *s = &stats()->node[n];
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		uint64		fb = 0;
+
+		for (int r = 0; r < PG_GPU_FB_COUNT; r++)
+			fb += pg_atomic_read_u64(&s->fallbacks[r]);
+		values[0] = CStringGetTextDatum(node_names[n]);
+		values[1] = Int64GetDatum((int64) pg_atomic_read_u64(&s->gpu_runs));
+		values[2] = Int64GetDatum((int64) fb);
+		values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&s->bytes));
+		values[4] = Float8GetDatum(pg_atomic_read_u64(&s->gpu_us) / 1000.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+static Datum
+pg_gpu_fallbacks_impl(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int n = 0; n < PG_GPU_NODE_COUNT; n++)
+		for (int r = 0; r < PG_GPU_FB_COUNT; r++)
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = CStringGetTextDatum(node_names[n]);
+			values[1] = CStringGetTextDatum(fallback_names[r]);
+			values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&stats()->node[n].fallbacks[r]));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	return (Datum) 0;
+}
+
+extern "C" Datum
+pg_gpu_stats(PG_FUNCTION_ARGS)
+{
+	Datum		result = (Datum) 0;
+
+	PG_GPU_GUARD(result = pg_gpu_stats_impl(fcinfo));
+	return result;
+}
+
+extern "C" Datum
+pg_gpu_fallbacks(PG_FUNCTION_ARGS)
+{
+	Datum		result = (Datum) 0;
+
+	PG_GPU_GUARD(result = pg_gpu_fallbacks_impl(fcinfo));
+	return result;
+}
+
+extern "C" Datum
+pg_gpu_stats_reset(PG_FUNCTION_ARGS)
+{
+	init_stats(stats());
+	PG_RETURN_VOID();
+}
