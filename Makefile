@@ -10,7 +10,7 @@ PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 SRC_CPP  = $(wildcard src/*.cpp)
 OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o
 
-REGRESS      = agg_setup agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain
+REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
 
 PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && pg_config --version | grep -q ' 15' && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)
@@ -40,7 +40,7 @@ ENGINE_NOTE = pg_gpu: nvcc not found - building without the GPU engine (CPU plan
 endif
 SHLIB_LINK += -lstdc++
 
-PG_CPPFLAGS  = -I$(CURDIR)/cuda -I$(CURDIR)/src
+PG_CPPFLAGS  = -I$(CURDIR)/cuda -I$(CURDIR)/src '-DPGDLLEXPORT=__attribute__((visibility("default")))'
 PG_CXXFLAGS  = -std=gnu++17 -fvisibility=hidden -Wno-missing-field-initializers -Wno-register
 ifdef WERROR
 PG_CXXFLAGS += -Werror
@@ -103,3 +103,7 @@ demo: deps
 
 bench:
 	bench/run.sh
+
+installcheck: tmp/regress
+tmp/regress:
+	mkdir -p $@

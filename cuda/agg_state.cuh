@@ -72,7 +72,7 @@ state_init(pg_gpu_col_state &s, int coltype)
 	s.sq_lo = s.sq_mid = s.sq_hi = 0;
 	s.fmin = s.fmax = 0.0;
 	s.yc_n = s.yc_sx = s.yc_sxx = 0.0;
-	s.f4sum = 0.0f;
+	s.fsum = 0.0;
 	s.flags = 0;
 }
 
@@ -173,20 +173,33 @@ yc_combine(pg_gpu_col_state &a, const pg_gpu_col_state &b)
 	a.yc_sxx = sxx;
 }
 
-/* float4pl applied to the running float4 sum */
+/*
+ * float4pl / float8pl applied to the running plain sum, in the column's precision.
+ * sum() has no initial value: the first input becomes the state as it is.
+ */
 PG_GPU_HD void
-f4sum_add(pg_gpu_col_state &s, float x, bool first)
+fsum_add(pg_gpu_col_state &s, double x, bool first, int coltype)
 {
 	if (first)
 	{
-		s.f4sum = x;
+		s.fsum = x;
 		return;
 	}
-	float		r = s.f4sum + x;
+	if (coltype == PG_GPU_FLOAT4)
+	{
+		float		a = (float) s.fsum;
+		float		r = a + (float) x;
 
-	if (isinf(r) && !isinf(s.f4sum) && !isinf(x))
-		s.flags |= PG_GPU_COLF_F4SUM_OVERFLOW;
-	s.f4sum = r;
+		if (isinf(r) && !isinf(a) && !isinf((float) x))
+			s.flags |= PG_GPU_COLF_FSUM_OVERFLOW;
+		s.fsum = r;
+		return;
+	}
+	double		r = s.fsum + x;
+
+	if (is_inf(r) && !is_inf(s.fsum) && !is_inf(x))
+		s.flags |= PG_GPU_COLF_FSUM_OVERFLOW;
+	s.fsum = r;
 }
 
 PG_GPU_HD void
@@ -204,8 +217,7 @@ accum_float(pg_gpu_col_state &s, double x, int coltype)
 		if (!float_lt(x, s.fmax))
 			s.fmax = x;
 	}
-	if (coltype == PG_GPU_FLOAT4)
-		f4sum_add(s, (float) x, first);
+	fsum_add(s, x, first, coltype);
 	yc_accum(s, x);
 	s.n++;
 }
@@ -224,7 +236,7 @@ state_merge(pg_gpu_col_state &a, const pg_gpu_col_state &b, int coltype)
 		{
 			a.fmin = b.fmin;
 			a.fmax = b.fmax;
-			a.f4sum = b.f4sum;
+			a.fsum = b.fsum;
 		}
 		else
 		{
@@ -232,8 +244,7 @@ state_merge(pg_gpu_col_state &a, const pg_gpu_col_state &b, int coltype)
 				a.fmin = b.fmin;
 			if (!float_lt(b.fmax, a.fmax))
 				a.fmax = b.fmax;
-			if (coltype == PG_GPU_FLOAT4)
-				f4sum_add(a, b.f4sum, false);
+			fsum_add(a, b.fsum, false, coltype);
 		}
 		yc_combine(a, b);
 	}

@@ -261,7 +261,7 @@ pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err)
 		}
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].ordinal = i;
-		snprintf(out[i].name, sizeof(out[i].name), "%s", p.name);
+		snprintf(out[i].name, sizeof(out[i].name), "%.127s", p.name);
 		out[i].cc_major = p.major;
 		out[i].cc_minor = p.minor;
 		out[i].multiprocessors = p.multiProcessorCount;

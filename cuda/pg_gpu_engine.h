@@ -135,13 +135,14 @@ typedef struct pg_gpu_col_state
 	double		yc_n;
 	double		yc_sx;
 	double		yc_sxx;
-	float		f4sum;
+	double		fsum;			/* float4pl/float8pl sum: starts at the first
+								 * value, so sum(-0) is -0 (avg's Sx is not) */
 	uint32_t	flags;			/* PG_GPU_COLF_* */
 } pg_gpu_col_state;
 
-#define PG_GPU_COLF_SUM_OVERFLOW	0x1u	/* finite inputs, infinite Sx (float8pl) */
+#define PG_GPU_COLF_SUM_OVERFLOW	0x1u	/* finite inputs, infinite Sx */
 #define PG_GPU_COLF_SXX_OVERFLOW	0x2u	/* finite inputs, infinite Sxx */
-#define PG_GPU_COLF_F4SUM_OVERFLOW	0x4u	/* float4pl overflow */
+#define PG_GPU_COLF_FSUM_OVERFLOW	0x4u	/* float4pl/float8pl overflow of fsum */
 
 typedef struct pg_gpu_agg_result
 {

@@ -238,11 +238,11 @@ PgGpuPartialState(PgGpuAggState state, int coltype, const pg_gpu_col_state *c,
 						return Int64GetDatum((int64) s);
 					}
 				case PG_GPU_FLOAT4:
-					check_float_overflow(c, PG_GPU_COLF_F4SUM_OVERFLOW);
-					return Float4GetDatum(c->f4sum);
+					check_float_overflow(c, PG_GPU_COLF_FSUM_OVERFLOW);
+					return Float4GetDatum((float4) c->fsum);
 				case PG_GPU_FLOAT8:
-					check_float_overflow(c, PG_GPU_COLF_SUM_OVERFLOW);
-					return Float8GetDatum(c->yc_sx);
+					check_float_overflow(c, PG_GPU_COLF_FSUM_OVERFLOW);
+					return Float8GetDatum(c->fsum);
 				default:
 					/* int8: int8_avg_serialize */
 					pq_begintypsend(&buf);

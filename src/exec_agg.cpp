@@ -323,8 +323,13 @@ run_on_gpu(GpuAggState *s)
 	if (!s->agg)
 		return give_up(s, fallback_for(err.status), err.message);
 
+	/*
+	 * A table that fits comfortably stays in shared buffers, where the next query
+	 * reads it in place; a larger one cycles through a bulk-read ring instead of
+	 * flushing the pool.
+	 */
 	nblocks = RelationGetNumberOfBlocks(rel);
-	if (nblocks > (BlockNumber) (NBuffers / 4))
+	if (nblocks > (BlockNumber) (NBuffers / 2))
 		strategy = GetAccessStrategy(BAS_BULKREAD);
 
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)

@@ -13,7 +13,7 @@ extern "C" {
 
 PG_MODULE_MAGIC;
 
-void		_PG_init(void);
+PGDLLEXPORT void _PG_init(void);
 }
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;

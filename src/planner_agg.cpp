@@ -137,7 +137,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 
 	/* one plain table, scanned whole */
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->baserestrictinfo != NIL || input_rel->cheapest_total_path == NULL)
+		input_rel->baserestrictinfo != NIL || input_rel->cheapest_total_path == NULL ||
+		IS_DUMMY_REL(input_rel))
 		return;
 	rte = planner_rt_fetch(input_rel->relid, root);
 	if (rte->inh || rte->tablesample ||

@@ -136,7 +136,7 @@ pg_gpu_devices_impl(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-extern "C" Datum
+extern "C" PGDLLEXPORT Datum
 pg_gpu_devices(PG_FUNCTION_ARGS)
 {
 	Datum		result = (Datum) 0;

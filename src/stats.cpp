@@ -163,7 +163,7 @@ pg_gpu_fallbacks_impl(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-extern "C" Datum
+extern "C" PGDLLEXPORT Datum
 pg_gpu_stats(PG_FUNCTION_ARGS)
 {
 	Datum		result = (Datum) 0;
@@ -172,7 +172,7 @@ pg_gpu_stats(PG_FUNCTION_ARGS)
 	return result;
 }
 
-extern "C" Datum
+extern "C" PGDLLEXPORT Datum
 pg_gpu_fallbacks(PG_FUNCTION_ARGS)
 {
 	Datum		result = (Datum) 0;
@@ -181,7 +181,7 @@ pg_gpu_fallbacks(PG_FUNCTION_ARGS)
 	return result;
 }
 
-extern "C" Datum
+extern "C" PGDLLEXPORT Datum
 pg_gpu_stats_reset(PG_FUNCTION_ARGS)
 {
 	init_stats(stats());

@@ -1,0 +1,28 @@
+--
+-- Interfaces: pg_gpu_stats, pg_gpu_fallbacks, GUCs, EXPLAIN shape
+--
+SET max_parallel_workers_per_gather = 0;
+SELECT node FROM pg_gpu_stats ORDER BY node;
+SELECT count(*) >= 0 AS ok FROM pg_gpu_fallbacks;
+SELECT name, CASE WHEN name LIKE '%_cost' THEN '(calibrated)' ELSE setting END AS setting
+  FROM pg_settings WHERE name LIKE 'pg_gpu.%' ORDER BY name;
+CREATE TABLE ex_t (a int4, b float8);
+INSERT INTO ex_t SELECT i, i FROM generate_series(1, 1000) i;
+ANALYZE ex_t;
+SET pg_gpu.force = on;
+EXPLAIN (COSTS OFF) SELECT count(*), max(b) FROM ex_t;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT count(*), max(b) FROM ex_t;
+-- a prepared statement keeps working across executions
+PREPARE q AS SELECT count(*), sum(a), max(b) FROM ex_t;
+EXECUTE q;
+INSERT INTO ex_t VALUES (5000, 5000);
+EXECUTE q;
+DEALLOCATE q;
+-- in a subquery and a CTE
+SELECT (SELECT sum(a) FROM ex_t) + 1 AS s;
+WITH x AS (SELECT avg(b) AS m FROM ex_t) SELECT round(m::numeric, 6) FROM x;
+-- bad settings are refused
+SET pg_gpu.chunk_pages = 0;
+SET pg_gpu.device_memory_limit = -1;
+RESET pg_gpu.force;
+DROP TABLE ex_t;

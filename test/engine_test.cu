@@ -1,0 +1,576 @@
+/*
+ * engine_test.cu — engine unit tests, no database.
+ *
+ * Builds heap pages the way PostgreSQL lays them out (page header, line pointers,
+ * tuple headers with null bitmaps, attalign padding, short and long varlena and
+ * TOAST pointers before the numeric columns, dead line pointers, invisible tuples)
+ * from fresh random values every run, and checks:
+ *   1. the host-side page walker (the code the kernel inlines) against states
+ *      accumulated directly from the generated values;
+ *   2. the GPU engine, in gather mode, against the same reference, across chunk
+ *      and block boundaries (skipped with a message when there is no GPU);
+ *   3. the exact-arithmetic helpers: int128/uint192 to decimal, float8_combine
+ *      rules, overflow flags.
+ * Ends with "N passed, M failed".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "agg_state.cuh"
+#include "heap_deform.cuh"
+#include "pg_gpu_engine.h"
+
+using namespace pg_gpu::cuda;
+
+static int passed = 0;
+static int failed = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) passed++; \
+		else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+	} while (0)
+
+/* ---- a tiny heap page writer ------------------------------------------- */
+
+/* schema: 0 int4 id, 1 text, 2 int2, 3 float4, 4 int8, 5 float8, 6 int4 */
+static const int kNatts = 7;
+static const int16_t kAttlen[kNatts] = {4, -1, 2, 4, 8, 8, 4};
+static const uint8_t kAttalign[kNatts] = {4, 4, 2, 4, 8, 8, 4};
+
+struct Row
+{
+	bool		null[kNatts];
+	int32_t		id;
+	int			textlen;		/* >= 0: inline; -1: TOAST pointer */
+	int16_t		i2;
+	float		f4;
+	int64_t		i8;
+	double		f8;
+	int32_t		i4;
+	bool		visible;
+	bool		dead;			/* LP_DEAD line pointer */
+};
+
+struct PageBuilder
+{
+	std::vector<uint8_t> page;
+	int			nlp = 0;
+	uint32_t	upper = PG_GPU_BLCKSZ;
+
+	PageBuilder() : page(PG_GPU_BLCKSZ, 0) {}
+
+	static uint32_t align(uint32_t o, uint32_t a) { return (o + a - 1) & ~(a - 1); }
+
+	std::vector<uint8_t> tuple(const Row &r)
+	{
+		bool		hasnull = false;
+
+		for (int j = 0; j < kNatts; j++)
+			hasnull |= r.null[j];
+		uint32_t	hoff = align(PG_GPU_T_BITS_OFF + (hasnull ? (kNatts + 7) / 8 : 0), 8);
+		std::vector<uint8_t> t(hoff, 0);
+		uint16_t	infomask2 = kNatts;
+		uint16_t	infomask = (hasnull ? PG_GPU_HEAP_HASNULL : 0) |
+			(!r.null[1] ? PG_GPU_HEAP_HASVARWIDTH : 0);
+
+		memcpy(&t[PG_GPU_T_INFOMASK2_OFF], &infomask2, 2);
+		memcpy(&t[PG_GPU_T_INFOMASK_OFF], &infomask, 2);
+		t[PG_GPU_T_HOFF_OFF] = (uint8_t) hoff;
+		if (hasnull)
+			for (int j = 0; j < kNatts; j++)
+				if (!r.null[j])
+					t[PG_GPU_T_BITS_OFF + j / 8] |= (uint8_t) (1 << (j % 8));
+
+		std::vector<uint8_t> d;
+		auto		put = [&](const void *p, int len, int al) {
+			while (d.size() % al)
+				d.push_back(0);
+			const uint8_t *b = (const uint8_t *) p;
+
+			d.insert(d.end(), b, b + len);
+		};
+
+		if (!r.null[0])
+			put(&r.id, 4, 4);
+		if (!r.null[1])
+		{
+			if (r.textlen < 0)
+			{
+				/* TOAST pointer: 1-byte header 0x01, tag, varatt_external */
+				uint8_t		p[2 + PG_GPU_VARATT_EXTERNAL_SIZE] = {0x01, PG_GPU_VARTAG_ONDISK};
+
+				put(p, sizeof(p), 1);
+			}
+			else if (r.textlen + 1 <= 127)
+			{
+				std::vector<uint8_t> v(1 + r.textlen, 'a');
+
+				v[0] = (uint8_t) (((1 + r.textlen) << 1) | 1);
+				put(v.data(), (int) v.size(), 1);
+			}
+			else
+			{
+				std::vector<uint8_t> v(4 + r.textlen, 'b');
+				uint32_t	h = (uint32_t) (4 + r.textlen) << 2;
+
+				memcpy(v.data(), &h, 4);
+				put(v.data(), (int) v.size(), 4);
+			}
+		}
+		if (!r.null[2])
+			put(&r.i2, 2, 2);
+		if (!r.null[3])
+			put(&r.f4, 4, 4);
+		if (!r.null[4])
+			put(&r.i8, 8, 8);
+		if (!r.null[5])
+			put(&r.f8, 8, 8);
+		if (!r.null[6])
+			put(&r.i4, 4, 4);
+		/* data starts at hoff, which is 8-aligned, so alignment carries over */
+		t.insert(t.end(), d.begin(), d.end());
+		return t;
+	}
+
+	/* false if the page is full */
+	bool add(const Row &r)
+	{
+		std::vector<uint8_t> t = tuple(r);
+		uint32_t	need = align((uint32_t) t.size(), 8);
+		uint32_t	lower = PG_GPU_PAGE_HEADER_SIZE + 4 * (nlp + 1);
+
+		if (nlp >= PG_GPU_MAX_TUPLES_PER_PAGE || upper < need || upper - need < lower)
+			return false;
+		upper -= need;
+		memcpy(&page[upper], t.data(), t.size());
+		uint32_t	flags = r.dead ? 3u : (uint32_t) PG_GPU_LP_NORMAL;
+		uint32_t	w = (upper & 0x7FFF) | (flags << 15) | ((uint32_t) t.size() << 17);
+
+		if (r.dead)
+			w = (flags << 15);	/* LP_DEAD without storage */
+		memcpy(&page[PG_GPU_PAGE_HEADER_SIZE + 4 * nlp], &w, 4);
+		nlp++;
+		uint16_t	lo = (uint16_t) lower;
+
+		memcpy(&page[PG_GPU_PD_LOWER_OFF], &lo, 2);
+		return true;
+	}
+};
+
+struct Table
+{
+	std::vector<std::vector<uint8_t>> pages;
+	std::vector<int> nlp;
+	std::vector<std::vector<uint32_t>> vis;	/* empty: all visible */
+	std::vector<Row> rows;
+};
+
+static Table
+make_table(std::mt19937_64 &rng, int nrows, bool special)
+{
+	Table		tb;
+	PageBuilder pb;
+	std::vector<Row> page_rows;
+	std::uniform_int_distribution<int> pct(0, 99);
+	auto		flush = [&]() {
+		tb.pages.push_back(pb.page);
+		tb.nlp.push_back(pb.nlp);
+		bool		allvis = true;
+
+		for (const Row &r : page_rows)
+			allvis &= r.visible;
+		std::vector<uint32_t> bits;
+
+		if (!allvis || pct(rng) < 30)
+		{
+			bits.assign(PG_GPU_VIS_WORDS, 0);
+			for (size_t i = 0; i < page_rows.size(); i++)
+				if (page_rows[i].visible)
+					bits[i / 32] |= 1u << (i % 32);
+		}
+		tb.vis.push_back(bits);
+		pb = PageBuilder();
+		page_rows.clear();
+	};
+
+	for (int i = 0; i < nrows; i++)
+	{
+		Row			r;
+
+		for (int j = 0; j < kNatts; j++)
+			r.null[j] = pct(rng) < 10;
+		r.id = i;
+		int			tl = pct(rng);
+
+		r.textlen = tl < 5 ? -1 : (tl < 15 ? 200 + tl : tl % 40);
+		r.i2 = (int16_t) (rng() & 0xFFFF);
+		r.i4 = (int32_t) (rng() & 0xFFFFFFFF);
+		r.i8 = (int64_t) rng();
+		r.f4 = (float) ((int) (rng() % 2001) - 1000) / 8.0f;
+		r.f8 = (double) ((int64_t) (rng() % 2000001) - 1000000) / 16.0;
+		if (special && pct(rng) < 3)
+		{
+			double		sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0};
+
+			r.f8 = sp[rng() % 5];
+			r.f4 = (float) sp[rng() % 5];
+		}
+		r.visible = pct(rng) >= 8;
+		r.dead = pct(rng) < 3;
+		if (r.dead)
+			r.visible = false;
+		if (!pb.add(r))
+		{
+			flush();
+			pb.add(r);
+		}
+		page_rows.push_back(r);
+		tb.rows.push_back(r);
+	}
+	if (pb.nlp)
+		flush();
+	return tb;
+}
+
+static pg_gpu_agg_task
+make_task()
+{
+	pg_gpu_agg_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.natts = kNatts;
+	for (int j = 0; j < kNatts; j++)
+	{
+		t.attlen[j] = kAttlen[j];
+		t.attalign[j] = kAttalign[j];
+	}
+	int			attidx[] = {1, 2, 3, 4, 5, 6};
+	int			types[] = {PG_GPU_ANY, PG_GPU_INT2, PG_GPU_FLOAT4, PG_GPU_INT8, PG_GPU_FLOAT8, PG_GPU_INT4};
+
+	t.ncols = 6;
+	for (int c = 0; c < 6; c++)
+	{
+		t.cols[c].attidx = (int16_t) attidx[c];
+		t.cols[c].type = (uint8_t) types[c];
+	}
+	return t;
+}
+
+/* Reference: accumulate the visible rows' values directly, in row order. */
+static void
+reference(const Table &tb, const pg_gpu_agg_task &t, pg_gpu_col_state *st, int64_t *rows)
+{
+	*rows = 0;
+	for (int c = 0; c < t.ncols; c++)
+		state_init(st[c], t.cols[c].type);
+	for (const Row &r : tb.rows)
+	{
+		if (!r.visible)
+			continue;
+		(*rows)++;
+		if (!r.null[1])
+			st[0].n++;
+		if (!r.null[2])
+			accum_int(st[1], r.i2);
+		if (!r.null[3])
+			accum_float(st[2], r.f4, PG_GPU_FLOAT4);
+		if (!r.null[4])
+			accum_int(st[3], r.i8);
+		if (!r.null[5])
+			accum_float(st[4], r.f8, PG_GPU_FLOAT8);
+		if (!r.null[6])
+			accum_int(st[5], r.i4);
+	}
+}
+
+static bool
+same_float(double a, double b, double rel)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	if (isinf(a) || isinf(b))
+		return a == b;
+	return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static void
+compare_states(const char *what, const pg_gpu_agg_task &t, const pg_gpu_col_state *got,
+			   const pg_gpu_col_state *want, int64_t got_rows, int64_t want_rows)
+{
+	CHECK(got_rows == want_rows, "%s: rows %lld vs %lld", what, (long long) got_rows,
+		  (long long) want_rows);
+	for (int c = 0; c < t.ncols; c++)
+	{
+		const pg_gpu_col_state &g = got[c],
+					&w = want[c];
+		int			ty = t.cols[c].type;
+
+		CHECK(g.n == w.n, "%s col %d: n %lld vs %lld", what, c, (long long) g.n, (long long) w.n);
+		if (ty == PG_GPU_ANY || w.n == 0)
+			continue;
+		if (is_float_type(ty))
+		{
+			CHECK(same_float(g.fmin, w.fmin, 0) && same_float(g.fmax, w.fmax, 0),
+				  "%s col %d: min/max %g %g vs %g %g", what, c, g.fmin, g.fmax, w.fmin, w.fmax);
+			CHECK(g.yc_n == w.yc_n, "%s col %d: yc_n", what, c);
+			CHECK(same_float(g.yc_sx, w.yc_sx, 1e-12), "%s col %d: Sx %.17g vs %.17g", what, c,
+				  g.yc_sx, w.yc_sx);
+			CHECK(same_float(g.yc_sxx, w.yc_sxx, 1e-9), "%s col %d: Sxx %.17g vs %.17g", what, c,
+				  g.yc_sxx, w.yc_sxx);
+			CHECK(same_float(g.fsum, w.fsum, ty == PG_GPU_FLOAT4 ? 1e-4 : 1e-12),
+				  "%s col %d: fsum %g vs %g", what, c, g.fsum, w.fsum);
+		}
+		else
+		{
+			CHECK(g.imin == w.imin && g.imax == w.imax, "%s col %d: min/max", what, c);
+			CHECK(g.sum_lo == w.sum_lo && g.sum_hi == w.sum_hi, "%s col %d: sum", what, c);
+			CHECK(g.sq_lo == w.sq_lo && g.sq_mid == w.sq_mid && g.sq_hi == w.sq_hi,
+				  "%s col %d: sum of squares", what, c);
+		}
+	}
+}
+
+static void
+test_host_walker(const Table &tb, const pg_gpu_agg_task &t)
+{
+	pg_gpu_col_state got[PG_GPU_MAX_AGG_COLS],
+				want[PG_GPU_MAX_AGG_COLS];
+	int64_t		want_rows,
+				got_rows = 0;
+
+	reference(tb, t, want, &want_rows);
+	for (int c = 0; c < t.ncols; c++)
+		state_init(got[c], t.cols[c].type);
+	bool		ok = true;
+
+	for (size_t p = 0; p < tb.pages.size(); p++)
+	{
+		pg_gpu_col_state part[PG_GPU_MAX_AGG_COLS];
+
+		for (int c = 0; c < t.ncols; c++)
+			state_init(part[c], t.cols[c].type);
+		int			r = accum_page_serial(tb.pages[p].data(), tb.nlp[p],
+										  tb.vis[p].empty() ? nullptr : tb.vis[p].data(), t, part);
+
+		ok &= (r >= 0);
+		got_rows += r;
+		for (int c = 0; c < t.ncols; c++)
+			state_merge(got[c], part[c], t.cols[c].type);
+	}
+	CHECK(ok, "host walker rejected a valid page");
+	compare_states("host walker", t, got, want, got_rows, want_rows);
+}
+
+static bool
+test_gpu(const Table &tb, pg_gpu_agg_task t, int chunk_pages)
+{
+	pg_gpu_error err;
+
+	if (pg_gpu_engine_init(&err) != PG_GPU_OK)
+	{
+		printf("GPU engine tests skipped: %s\n", err.message);
+		return false;
+	}
+	t.gather = 1;
+	t.chunk_pages = chunk_pages;
+	pg_gpu_agg *agg = pg_gpu_agg_begin(&t, &err);
+
+	CHECK(agg != nullptr, "begin: %s", err.message);
+	if (!agg)
+		return true;
+	size_t		p = 0;
+	int			slot = 0;
+
+	while (p < tb.pages.size())
+	{
+		pg_gpu_agg_slot s;
+
+		while (!pg_gpu_agg_slot_idle(agg, slot))
+			;
+		CHECK(pg_gpu_agg_slot_get(agg, slot, &s, &err) == PG_GPU_OK, "slot_get %s", err.message);
+		int			n = 0,
+					nvis = 0;
+
+		for (; p < tb.pages.size() && n < s.capacity; p++, n++)
+		{
+			memcpy(s.staging + (size_t) n * PG_GPU_BLCKSZ, tb.pages[p].data(), PG_GPU_BLCKSZ);
+			s.refs[n].nlp = (uint16_t) tb.nlp[p];
+			s.refs[n].vis_idx = -1;
+			if (!tb.vis[p].empty())
+			{
+				memcpy(s.vis + (size_t) nvis * PG_GPU_VIS_WORDS, tb.vis[p].data(),
+					   4 * PG_GPU_VIS_WORDS);
+				s.refs[n].vis_idx = nvis++;
+			}
+		}
+		CHECK(pg_gpu_agg_submit(agg, slot, n, nvis, &err) == PG_GPU_OK, "submit %s", err.message);
+		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
+	}
+	while (!pg_gpu_agg_all_idle(agg))
+		;
+	pg_gpu_agg_result res;
+
+	CHECK(pg_gpu_agg_finish(agg, &res, &err) == PG_GPU_OK, "finish %s", err.message);
+	pg_gpu_agg_end(agg);
+
+	pg_gpu_col_state want[PG_GPU_MAX_AGG_COLS];
+	int64_t		want_rows;
+	char		what[64];
+
+	reference(tb, t, want, &want_rows);
+	snprintf(what, sizeof(what), "gpu (chunk %d)", chunk_pages);
+	compare_states(what, t, res.cols, want, res.nrows, want_rows);
+	CHECK(res.pages == (int64_t) tb.pages.size(), "pages %lld", (long long) res.pages);
+	return true;
+}
+
+static void
+test_decimal()
+{
+	char		buf[80];
+
+	pg_gpu_int128_to_dec(0, 0, buf);
+	CHECK(strcmp(buf, "0") == 0, "0 -> %s", buf);
+	pg_gpu_int128_to_dec((uint64_t) -1, (uint64_t) -1, buf);
+	CHECK(strcmp(buf, "-1") == 0, "-1 -> %s", buf);
+	/* 2^64 */
+	pg_gpu_int128_to_dec(0, 1, buf);
+	CHECK(strcmp(buf, "18446744073709551616") == 0, "2^64 -> %s", buf);
+	/* -(2^127) */
+	pg_gpu_int128_to_dec(0, 0x8000000000000000ull, buf);
+	CHECK(strcmp(buf, "-170141183460469231731687303715884105728") == 0, "-2^127 -> %s", buf);
+	/* 2^128 */
+	pg_gpu_uint192_to_dec(0, 0, 1, buf);
+	CHECK(strcmp(buf, "340282366920938463463374607431768211456") == 0, "2^128 -> %s", buf);
+	pg_gpu_uint192_to_dec(1000000000ull, 0, 0, buf);
+	CHECK(strcmp(buf, "1000000000") == 0, "1e9 -> %s", buf);
+
+	/* squares of int8 extremes accumulate exactly past 2^128 */
+	pg_gpu_col_state s;
+
+	state_init(s, PG_GPU_INT8);
+	for (int i = 0; i < 4; i++)
+		accum_int(s, INT64_MIN);
+	pg_gpu_uint192_to_dec(s.sq_lo, s.sq_mid, s.sq_hi, buf);
+	CHECK(strcmp(buf, "340282366920938463463374607431768211456") == 0, "4*(2^63)^2 -> %s", buf);
+	pg_gpu_int128_to_dec(s.sum_lo, s.sum_hi, buf);
+	CHECK(strcmp(buf, "-36893488147419103232") == 0, "4*-2^63 -> %s", buf);
+}
+
+static void
+test_float_rules()
+{
+	pg_gpu_col_state a,
+				b;
+
+	/* one infinite input: var_pop must come out NaN, as float8_accum makes Sxx NaN */
+	state_init(a, PG_GPU_FLOAT8);
+	accum_float(a, INFINITY, PG_GPU_FLOAT8);
+	CHECK(isnan(a.yc_sxx) && a.flags == 0, "inf first: sxx %g flags %u", a.yc_sxx, a.flags);
+
+	/* finite inputs overflowing the sum: flagged for sum() and for avg() */
+	state_init(a, PG_GPU_FLOAT8);
+	accum_float(a, 1e308, PG_GPU_FLOAT8);
+	accum_float(a, 1e308, PG_GPU_FLOAT8);
+	CHECK((a.flags & PG_GPU_COLF_SUM_OVERFLOW) && (a.flags & PG_GPU_COLF_FSUM_OVERFLOW),
+		  "1e308+1e308 flags %u", a.flags);
+
+	/* sum(-0) is -0 (first value kept), avg's Sx is 0 + -0 = +0 */
+	state_init(a, PG_GPU_FLOAT8);
+	accum_float(a, -0.0, PG_GPU_FLOAT8);
+	accum_float(a, -0.0, PG_GPU_FLOAT8);
+	CHECK(signbit(a.fsum) && !signbit(a.yc_sx), "-0 sums: fsum %g sx %g", a.fsum, a.yc_sx);
+
+	/* finite inputs overflowing Sxx but not Sx */
+	state_init(a, PG_GPU_FLOAT8);
+	accum_float(a, 1e200, PG_GPU_FLOAT8);
+	accum_float(a, -1e200, PG_GPU_FLOAT8);
+	CHECK(a.flags == PG_GPU_COLF_SXX_OVERFLOW, "sxx overflow flags %u", a.flags);
+	CHECK(a.fsum == 0.0, "sum of +-1e200 is %g", a.fsum);
+
+	/* combine across states: same overflow rule */
+	state_init(a, PG_GPU_FLOAT8);
+	state_init(b, PG_GPU_FLOAT8);
+	accum_float(a, 1e308, PG_GPU_FLOAT8);
+	accum_float(b, 1e308, PG_GPU_FLOAT8);
+	state_merge(a, b, PG_GPU_FLOAT8);
+	CHECK(a.flags & PG_GPU_COLF_SUM_OVERFLOW, "combine overflow flags %u", a.flags);
+
+	/* NaN is the largest float: max NaN, min ignores it */
+	state_init(a, PG_GPU_FLOAT8);
+	accum_float(a, 1.0, PG_GPU_FLOAT8);
+	accum_float(a, NAN, PG_GPU_FLOAT8);
+	accum_float(a, -INFINITY, PG_GPU_FLOAT8);
+	CHECK(isnan(a.fmax) && a.fmin == -INFINITY, "nan order max %g min %g", a.fmax, a.fmin);
+
+	/* float4 sum overflow */
+	state_init(a, PG_GPU_FLOAT4);
+	accum_float(a, 3e38f, PG_GPU_FLOAT4);
+	accum_float(a, 3e38f, PG_GPU_FLOAT4);
+	CHECK(a.flags & PG_GPU_COLF_FSUM_OVERFLOW, "float4 overflow flags %u", a.flags);
+
+	/* Youngs-Cramer tree merge agrees with the sequential update near 1e8 */
+	std::mt19937_64 rng(std::random_device{}());
+	pg_gpu_col_state seq,
+				tree[8];
+
+	state_init(seq, PG_GPU_FLOAT8);
+	for (auto &t : tree)
+		state_init(t, PG_GPU_FLOAT8);
+	for (int i = 0; i < 10000; i++)
+	{
+		double		x = 1e8 + (double) (rng() % 1000) / 10.0;
+
+		accum_float(seq, x, PG_GPU_FLOAT8);
+		accum_float(tree[i % 8], x, PG_GPU_FLOAT8);
+	}
+	for (int s = 4; s > 0; s >>= 1)
+		for (int i = 0; i < s; i++)
+			state_merge(tree[i], tree[i + s], PG_GPU_FLOAT8);
+	CHECK(same_float(seq.yc_sxx, tree[0].yc_sxx, 1e-9), "YC tree %.17g vs seq %.17g",
+		  tree[0].yc_sxx, seq.yc_sxx);
+}
+
+int
+main()
+{
+	std::random_device rd;
+	uint64_t	seed = ((uint64_t) rd() << 32) ^ rd();
+	std::mt19937_64 rng(seed);
+
+	printf("engine_test seed %llu\n", (unsigned long long) seed);
+	test_decimal();
+	test_float_rules();
+
+	pg_gpu_agg_task t = make_task();
+	int			sizes[] = {1, 37, 5000, 60000};
+	bool		gpu = true;
+
+	for (int n : sizes)
+	{
+		for (int special = 0; special < 2; special++)
+		{
+			Table		tb = make_table(rng, n, special);
+
+			test_host_walker(tb, t);
+			if (gpu)
+			{
+				gpu = test_gpu(tb, t, 4096);
+				if (gpu)
+				{
+					test_gpu(tb, t, 1);
+					test_gpu(tb, t, 7);
+				}
+			}
+		}
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
