@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""pg_gpu benchmark (GPU host).  Needs a running cluster that preloads pg_gpu
+(source .gpuhost/pg-up with PGUP_CONF) and pg_gpu installed.
+
+  bench/bench.py [--rows 50000000] [--sweep] [--reps 3] [--out DIR]
+
+Builds t(id int8, i4 int4, f8 float8, g int4), then times, in one run and one warm
+session each, Q1/Q2 with PostgreSQL serial, PostgreSQL with 8 workers, and pg_gpu
+(default costs), reporting ratios and achieved GB/s against PCIe (55 GB/s).
+--sweep adds the crossover sweep N = 1e3 .. rows: PostgreSQL's best plan vs pg_gpu
+with default costs vs pg_gpu forced, and which plan the planner chose.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+PCIE_GBS = 55.0
+Q = {
+    "Q1": "SELECT min(f8), max(f8), avg(f8), stddev(f8) FROM {t}",
+    "Q2": "SELECT min(i4), max(i4), avg(i4), stddev(i4) FROM {t}",
+}
+
+
+def psql(sql, db="postgres", capture=True):
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-At"],
+                       input=sql, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        raise SystemExit(f"psql failed: {sql[:200]}")
+    return r.stdout
+
+
+def timed(settings, query, reps, db="postgres"):
+    """Median wall time (ms) of `query` over reps runs after one warm-up, in one
+    session; also returns the plan's top GPU/CPU marker and EXPLAIN ANALYZE lines."""
+    script = "\\timing on\n" + "".join(f"SET {s};\n" for s in settings)
+    script += f"{query};\n" * (reps + 1)
+    script += f"EXPLAIN (ANALYZE, COSTS OFF) {query};\n"
+    out = psql(script, db)
+    times = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
+    times = times[len(settings):]           # SET statements are timed too
+    runs = times[1:reps + 1]
+    plan = out.split("\n")
+    where = "GPU" if any("GpuAgg" in l for l in plan) else "CPU"
+    if where == "GPU" and any("Fallback:" in l for l in plan):
+        where = "CPU(fallback)"
+    extra = {}
+    for key in ("GPU Time", "GpuAgg Wall Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched"):
+        m = re.search(rf"{key}: ([^\n]+)", out)
+        if m:
+            extra[key] = m.group(1).strip()
+    return statistics.median(runs), where, extra
+
+
+def build(rows, procs=8):
+    psql("DROP TABLE IF EXISTS t; CREATE TABLE t (id int8, i4 int4, f8 float8, g int4);")
+    step = (rows + procs - 1) // procs
+    ps = []
+    for p in range(procs):
+        lo, hi = p * step + 1, min(rows, (p + 1) * step)
+        sql = (f"INSERT INTO t SELECT i, (random() * 2e9 - 1e9)::int4, random() * 100000, "
+               f"(random() * 999)::int4 FROM generate_series({lo}, {hi}) i;")
+        ps.append(subprocess.Popen(["psql", "-X", "-q", "-d", "postgres", "-c", sql]))
+    for p in ps:
+        if p.wait() != 0:
+            raise SystemExit("load failed")
+    psql("VACUUM ANALYZE t; ALTER TABLE t SET (parallel_workers = 8);")
+
+
+def table_bytes(t):
+    return int(psql(f"SELECT pg_relation_size('{t}')").strip())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=50_000_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    a = ap.parse_args()
+
+    psql("CREATE EXTENSION IF NOT EXISTS pg_gpu;")
+    dev = psql("SELECT name || ' (' || multiprocessors || ' SMs, ' || pg_size_pretty(total_memory) || ')' FROM pg_gpu_devices()").strip()
+    t0 = time.time()
+    if not a.skip_build:
+        build(a.rows)
+    load_s = time.time() - t0
+    nbytes = table_bytes("t")
+    # bring the table into shared buffers (GpuAgg reads it with no ring buffer)
+    psql("SET pg_gpu.force = on; SELECT count(*) FROM t;")
+    lines = []
+    pr = lambda s="": (print(s, flush=True), lines.append(s))
+    pr(f"## pg_gpu benchmark — {time.strftime('%Y-%m-%d')}")
+    pr()
+    pr(f"GPU: {dev}; CPU: {os.cpu_count()} cores; PostgreSQL {psql('SHOW server_version').strip()}; "
+       f"shared_buffers {psql('SHOW shared_buffers').strip()}")
+    pr(f"table t: {a.rows:,} rows, {nbytes / 1e9:.2f} GB ({nbytes // 8192:,} pages), loaded in {load_s:.0f} s")
+    pr()
+    pr("| query | PG serial ms | PG 8 workers ms | pg_gpu ms | vs serial | vs parallel | GB/s (of 55 PCIe) | GPU kernel ms | plan |")
+    pr("|---|---|---|---|---|---|---|---|---|")
+    for name, q in Q.items():
+        q = q.format(t="t")
+        ser, w1, _ = timed(["max_parallel_workers_per_gather = 0", "pg_gpu.enabled = off"], q, a.reps)
+        par, w2, ex2 = timed(["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"], q, a.reps)
+        gpu, w3, ex3 = timed(["pg_gpu.enabled = on"], q, a.reps)
+        gbs = nbytes / (gpu / 1000) / 1e9
+        pr(f"| {name} | {ser:.0f} | {par:.0f} | {gpu:.1f} | {ser / gpu:.1f}x | {par / gpu:.1f}x | "
+           f"{gbs:.1f} ({100 * gbs / PCIE_GBS:.0f}%) | {ex3.get('GPU Time', '?')} | {w3} |")
+        pr(f"|  | | workers: {ex2.get('Workers Launched', '?')} | GpuAgg wall {ex3.get('GpuAgg Wall Time', '?')}, "
+           f"{ex3.get('Pages', '?')} pages, {ex3.get('Chunks', '?')} chunks, {ex3.get('Page Access', '?')} | | | | | |")
+    pr()
+    if a.sweep:
+        pr("### Crossover sweep (Q1): PostgreSQL's best plan vs pg_gpu with default costs")
+        pr()
+        pr("| rows | PG best ms | pg_gpu default ms | plan chosen | pg_gpu forced ms | default / PG |")
+        pr("|---|---|---|---|---|---|")
+        n = 1000
+        sizes = []
+        while n < a.rows:
+            sizes += [n, 3 * n] if 3 * n < a.rows else [n]
+            n *= 10
+        sizes.append(a.rows)
+        for n in sizes:
+            tn = "t" if n == a.rows else f"t_{n}"
+            if tn != "t":
+                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; VACUUM ANALYZE {tn};")
+                psql(f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
+            q = Q["Q1"].format(t=tn)
+            reps = a.reps if n >= 1_000_000 else 10
+            cpu, _, _ = timed(["pg_gpu.enabled = off"], q, reps)
+            dflt, where, _ = timed(["pg_gpu.enabled = on"], q, reps)
+            forced, _, _ = timed(["pg_gpu.force = on"], q, reps)
+            pr(f"| {n:,} | {cpu:.2f} | {dflt:.2f} | {where} | {forced:.2f} | {dflt / cpu:.2f} |")
+        pr()
+    with open(os.path.join(a.out, "bench_results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
