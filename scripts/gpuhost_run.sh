@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One call on the GPU host: PostgreSQL from .gpuhost, build, install, preload,
+# engine unit tests on the GPU, the regression suite with make gpucheck, then the
+# benchmark with the given arguments.  Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+source .gpuhost/pg-up > "$OUT/pgup.log" 2>&1 || { cat "$OUT/pgup.log"; exit 1; }
+nvidia-smi -L
+make -j16 > "$OUT/build.log" 2>&1 && make install >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+grep -q "^shared_preload_libraries = 'pg_gpu'" "$PGDATA/postgresql.conf" ||
+  echo "shared_preload_libraries = 'pg_gpu'" >> "$PGDATA/postgresql.conf"
+pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
+make unittest > "$OUT/unittest.log" 2>&1; echo "unittest rc=$?"; tail -4 "$OUT/unittest.log"
+chown -R postgres .
+if [ "${SKIP_GPUCHECK:-0}" != 1 ]; then
+  pgrun make gpucheck > "$OUT/gpucheck.log" 2>&1; echo "gpucheck rc=$?"
+  tail -25 "$OUT/gpucheck.log"
+  [ -f tmp/regress/regression.diffs ] && cp tmp/regress/regression.diffs "$OUT/" && head -80 tmp/regress/regression.diffs
+fi
+if [ $# -gt 0 ]; then
+  python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
+  cat "$OUT/bench.log" | tail -40
+fi
+cp /tmp/pg.log "$OUT/pg.log" 2>/dev/null
+exit 0
