@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-source .gpuhost/pg-up > "$OUT/pgup.log" 2>&1 || { cat "$OUT/pgup.log"; exit 1; }
+source .gpuhost/pg-up "$PWD/.gpuhost/pg15.tar.xz" /tmp/pgdata > "$OUT/pgup.log" 2>&1 || { cat "$OUT/pgup.log"; exit 1; }
 nvidia-smi -L
 make -j16 > "$OUT/build.log" 2>&1 && make install >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 grep -q "^shared_preload_libraries = 'pg_gpu'" "$PGDATA/postgresql.conf" ||
