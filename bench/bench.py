@@ -34,22 +34,27 @@ def psql(sql, db="postgres", capture=True):
     return r.stdout
 
 
-def timed(settings, query, reps, db="postgres"):
+WARM = "SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;\n"
+BREAKDOWN = ("GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
+             "Finish Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched")
+
+
+def timed(settings, query, reps, db="postgres", warm=True):
     """Median wall time (ms) of `query` over reps runs after one warm-up, in one
-    session; also returns the plan's top GPU/CPU marker and EXPLAIN ANALYZE lines."""
-    script = "\\timing on\n" + "".join(f"SET {s};\n" for s in settings)
-    script += f"{query};\n" * (reps + 1)
+    session that has started the GPU engine already (warm=True); also returns where
+    the plan ran and the EXPLAIN ANALYZE breakdown of one more run."""
+    script = (WARM if warm else "") + "".join(f"SET {s};\n" for s in settings)
+    script += "\\timing on\n" + f"{query};\n" * (reps + 1)
     script += f"EXPLAIN (ANALYZE, COSTS OFF) {query};\n"
     out = psql(script, db)
     times = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
-    times = times[len(settings):]           # SET statements are timed too
     runs = times[1:reps + 1]
     plan = out.split("\n")
     where = "GPU" if any("GpuAgg" in l for l in plan) else "CPU"
     if where == "GPU" and any("Fallback:" in l for l in plan):
         where = "CPU(fallback)"
     extra = {}
-    for key in ("GPU Time", "GpuAgg Wall Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched"):
+    for key in BREAKDOWN:
         m = re.search(rf"{key}: ([^\n]+)", out)
         if m:
             extra[key] = m.group(1).strip()
@@ -84,7 +89,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
 
-    psql("CREATE EXTENSION IF NOT EXISTS pg_gpu;")
+    psql("CREATE EXTENSION IF NOT EXISTS pg_gpu; DROP TABLE IF EXISTS t_warm; "
+         "CREATE TABLE t_warm AS SELECT 1 AS x; VACUUM t_warm;")
     dev = psql("SELECT name || ' (' || multiprocessors || ' SMs, ' || pg_size_pretty(total_memory) || ')' FROM pg_gpu_devices()").strip()
     t0 = time.time()
     if not a.skip_build:
@@ -111,14 +117,14 @@ def main():
         gbs = nbytes / (gpu / 1000) / 1e9
         pr(f"| {name} | {ser:.0f} | {par:.0f} | {gpu:.1f} | {ser / gpu:.1f}x | {par / gpu:.1f}x | "
            f"{gbs:.1f} ({100 * gbs / PCIE_GBS:.0f}%) | {ex3.get('GPU Time', '?')} | {w3} |")
-        pr(f"|  | | workers: {ex2.get('Workers Launched', '?')} | GpuAgg wall {ex3.get('GpuAgg Wall Time', '?')}, "
-           f"{ex3.get('Pages', '?')} pages, {ex3.get('Chunks', '?')} chunks, {ex3.get('Page Access', '?')} | | | | | |")
+        pr(f"|  | | workers: {ex2.get('Workers Launched', '?')} | " +
+           ", ".join(f"{k}: {ex3.get(k, '?')}" for k in BREAKDOWN[:-1]) + " | | | | | |")
     pr()
     if a.sweep:
         pr("### Crossover sweep (Q1): PostgreSQL's best plan vs pg_gpu with default costs")
         pr()
-        pr("| rows | PG best ms | pg_gpu default ms | plan chosen | pg_gpu forced ms | default / PG |")
-        pr("|---|---|---|---|---|---|")
+        pr("| rows | PG best ms | pg_gpu default ms | plan chosen | pg_gpu forced ms | default / PG | forced: GPU / pages / wait / setup / finish ms |")
+        pr("|---|---|---|---|---|---|---|")
         n = 1000
         sizes = []
         while n < a.rows:
@@ -134,8 +140,10 @@ def main():
             reps = a.reps if n >= 1_000_000 else 10
             cpu, _, _ = timed(["pg_gpu.enabled = off"], q, reps)
             dflt, where, _ = timed(["pg_gpu.enabled = on"], q, reps)
-            forced, _, _ = timed(["pg_gpu.force = on"], q, reps)
-            pr(f"| {n:,} | {cpu:.2f} | {dflt:.2f} | {where} | {forced:.2f} | {dflt / cpu:.2f} |")
+            forced, _, exf = timed(["pg_gpu.force = on"], q, reps)
+            bd = " / ".join(exf.get(k, "?").replace(" ms", "") for k in
+                            ("GPU Time", "CPU Page Time", "CPU Wait Time", "CPU Setup Time", "Finish Time"))
+            pr(f"| {n:,} | {cpu:.2f} | {dflt:.2f} | {where} | {forced:.2f} | {dflt / cpu:.2f} | {bd} |")
         pr()
     with open(os.path.join(a.out, "bench_results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -174,6 +174,38 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	agg->max_blocks = sms * kBlocksPerSm;
 	agg->capacity = t.chunk_pages;
+
+	/*
+	 * Under a device memory cap, shrink the chunk so that every slot's buffers fit
+	 * (pool blocks are rounded up to powers of two).  Fixed costs first: partials
+	 * and counters per slot.
+	 */
+	uint64_t	limit = device_memory_limit();
+
+	if (limit)
+	{
+		auto		pow2 = [](size_t b) {
+			size_t		c = 4096;
+
+			while (c < b)
+				c <<= 1;
+			return c;
+		};
+		size_t		fixed = PG_GPU_AGG_SLOTS *
+			(pow2(sizeof(pg_gpu_col_state) * agg->max_blocks * (t.ncols ? t.ncols : 1)) +
+			 pow2(sizeof(unsigned long long) + sizeof(int)));
+
+		while (agg->capacity > 1)
+		{
+			size_t		per_slot = pow2(sizeof(pg_gpu_page_ref) * agg->capacity) +
+				pow2(sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity) +
+				(t.gather ? pow2((size_t) PG_GPU_BLCKSZ * agg->capacity) : 0);
+
+			if (fixed + PG_GPU_AGG_SLOTS * per_slot <= limit)
+				break;
+			agg->capacity = (agg->capacity + 1) / 2;
+		}
+	}
 	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->last_done));
 

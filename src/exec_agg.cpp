@@ -73,7 +73,22 @@ typedef struct GpuAggState
 	pg_gpu_agg_result res;
 	bool		registered;
 	double		wall_ms;
+	instr_time	t_setup;		/* engine start-up for this query */
+	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
+	instr_time	t_wait;			/* CPU waiting for chunk slots */
+	instr_time	t_finish;		/* final synchronisation and merge */
 } GpuAggState;
+
+/* Accumulate the time since *since into *acc and restart *since. */
+static inline void
+lap(instr_time *acc, instr_time *since)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_ACCUM_DIFF(*acc, now, *since);
+	*since = now;
+}
 
 static Node *CreateGpuAggState(CustomScan *cscan);
 static void BeginGpuAgg(CustomScanState *node, EState *estate, int eflags);
@@ -272,16 +287,20 @@ static void
 wait_slot(GpuAggState *s, int slot)
 {
 	int			spins = 0;
+	instr_time	t;
 
+	INSTR_TIME_SET_CURRENT(t);
 	while (!pg_gpu_agg_slot_idle(s->agg, slot))
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (++spins > 2000)
 			pg_usleep(20);
 	}
+	lap(&s->t_wait, &t);
 	for (int j = 0; j < s->npins[slot]; j++)
 		ReleaseBuffer(s->pins[slot][j]);
 	s->npins[slot] = 0;
+	lap(&s->t_pages, &t);
 }
 
 /*
@@ -303,9 +322,15 @@ run_on_gpu(GpuAggState *s)
 	int			chunks = 0;
 	int			capacity;
 	instr_time	t0,
-				t1;
+				t1,
+				lapt;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	lapt = t0;
+	INSTR_TIME_SET_ZERO(s->t_setup);
+	INSTR_TIME_SET_ZERO(s->t_pages);
+	INSTR_TIME_SET_ZERO(s->t_wait);
+	INSTR_TIME_SET_ZERO(s->t_finish);
 	if (IsolationIsSerializable())
 		return give_up(s, PG_GPU_FB_SERIALIZABLE,
 					   "serializable transactions need per-tuple predicate locks");
@@ -322,6 +347,7 @@ run_on_gpu(GpuAggState *s)
 	s->agg = pg_gpu_agg_begin(&s->task, &err);
 	if (!s->agg)
 		return give_up(s, fallback_for(err.status), err.message);
+	lap(&s->t_setup, &lapt);
 
 	/*
 	 * A table that fits comfortably stays in shared buffers, where the next query
@@ -344,6 +370,7 @@ run_on_gpu(GpuAggState *s)
 		int			nvis = 0;
 
 		wait_slot(s, slot);
+		INSTR_TIME_SET_CURRENT(lapt);
 		if (pg_gpu_agg_slot_get(s->agg, slot, &buf, &err) != PG_GPU_OK)
 			return give_up(s, fallback_for(err.status), err.message);
 		capacity = Min(buf.capacity, s->task.chunk_pages);
@@ -410,6 +437,7 @@ run_on_gpu(GpuAggState *s)
 			pg_gpu_agg_submit(s->agg, slot, npages, nvis, &err) != PG_GPU_OK)
 			return give_up(s, fallback_for(err.status), err.message);
 		chunks++;
+		lap(&s->t_pages, &lapt);
 		if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
 			return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
@@ -419,9 +447,11 @@ run_on_gpu(GpuAggState *s)
 	if (strategy)
 		FreeAccessStrategy(strategy);
 
+	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, fallback_for(err.status), err.message);
 	release_gpu(s, true);
+	lap(&s->t_finish, &lapt);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	s->wall_ms = INSTR_TIME_GET_MILLISEC(t1);
@@ -531,6 +561,10 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
 			ExplainPropertyFloat("GpuAgg Wall Time", "ms", s->wall_ms, 3, es);
+			ExplainPropertyFloat("CPU Setup Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_setup), 3, es);
+			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_pages), 3, es);
+			ExplainPropertyFloat("CPU Wait Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_wait), 3, es);
+			ExplainPropertyFloat("Finish Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_finish), 3, es);
 		}
 	}
 	else if (s->fallback)
