@@ -18,7 +18,8 @@ CREATE FUNCTION pg_gpu_stats(
     OUT gpu_executions bigint,
     OUT cpu_fallbacks bigint,
     OUT bytes_moved bigint,
-    OUT gpu_time_ms double precision)
+    OUT gpu_time_ms double precision,
+    OUT emulated_runs bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_gpu_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

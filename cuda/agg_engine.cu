@@ -21,6 +21,7 @@
 
 #include <new>
 
+#include "agg_host.h"
 #include "agg_state.cuh"
 #include "engine_internal.cuh"
 #include "heap_deform.cuh"
@@ -151,6 +152,7 @@ using namespace pg_gpu::cuda;
 
 struct pg_gpu_agg
 {
+	host_agg   *host = nullptr;		/* emulated on the host */
 	pg_gpu_agg_task task;
 	int			capacity = 0;
 	int			max_blocks = 0;
@@ -249,7 +251,7 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 extern "C" pg_gpu_agg *
 pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
-	if (pg_gpu_engine_init(err) != PG_GPU_OK)
+	if (!task->emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
 		return nullptr;
 	if (task->ncols < 0 || task->ncols > PG_GPU_MAX_AGG_COLS ||
 		task->natts < 0 || task->natts > PG_GPU_MAX_DEFORM_ATTS || task->chunk_pages <= 0)
@@ -273,6 +275,16 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return nullptr;
 	}
 	agg->task = *task;
+	if (task->emulate)
+	{
+		agg->host = host_agg_begin(task, err);
+		if (!agg->host)
+		{
+			delete agg;
+			return nullptr;
+		}
+		return agg;
+	}
 	if (agg_setup(agg, err) != PG_GPU_OK)
 	{
 		pg_gpu_agg_end(agg);
@@ -286,7 +298,7 @@ pg_gpu_agg_slot_idle(pg_gpu_agg *agg, int slot)
 {
 	Slot	   &s = agg->slots[slot];
 
-	if (!s.busy)
+	if (agg->host || !s.busy)
 		return 1;
 	cudaError_t rc = cudaEventQuery(s.done);
 
@@ -302,6 +314,8 @@ pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_erro
 {
 	if (slot < 0 || slot >= PG_GPU_AGG_SLOTS || !pg_gpu_agg_slot_idle(agg, slot))
 		return set_error(err, PG_GPU_INVALID_TASK, "chunk slot %d is not idle", slot);
+	if (agg->host)
+		return host_agg_slot_get(agg->host, slot, out);
 	Slot	   &s = agg->slots[slot];
 
 	out->slot = slot;
@@ -319,6 +333,8 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 
 	if (npages <= 0)
 		return PG_GPU_OK;
+	if (agg->host)
+		return host_agg_submit(agg->host, slot, npages, nvis, err);
 	if (npages > agg->capacity || nvis > npages || s.busy)
 		return set_error(err, PG_GPU_INVALID_TASK, "bad chunk submission");
 
@@ -375,6 +391,11 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	pg_gpu_col_state *h_parts = nullptr;
 	pg_gpu_status st;
 
+	if (agg->host)
+	{
+		host_agg_finish(agg->host, res);
+		return PG_GPU_OK;
+	}
 	memset(res, 0, sizeof(*res));
 	for (int c = 0; c < ncols; c++)
 		state_init(res->cols[c], t.cols[c].type);
@@ -424,6 +445,12 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 {
 	if (!agg)
 		return;
+	if (agg->host)
+	{
+		host_agg_end(agg->host);
+		delete agg;
+		return;
+	}
 	/* wait for in-flight work before recycling its buffers */
 	for (Slot &s : agg->slots)
 		if (s.stream)

@@ -7,7 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agg_host.h"
 #include "pg_gpu_engine.h"
+
+/* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run. */
+struct pg_gpu_agg
+{
+	host_agg   *host;
+};
 
 static pg_gpu_status
 not_compiled(pg_gpu_error *err)
@@ -40,31 +47,48 @@ pg_gpu_engine_register_host(void *, uint64_t, uint64_t *, pg_gpu_error *err)
 }
 
 extern "C" pg_gpu_agg *
-pg_gpu_agg_begin(const pg_gpu_agg_task *, pg_gpu_error *err)
+pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
-	not_compiled(err);
-	return nullptr;
+	if (!task->emulate)
+	{
+		not_compiled(err);
+		return nullptr;
+	}
+	host_agg   *h = host_agg_begin(task, err);
+
+	if (!h)
+		return nullptr;
+	return new pg_gpu_agg{h};
 }
 
 extern "C" int pg_gpu_agg_slot_idle(pg_gpu_agg *, int) { return 1; }
 extern "C" int pg_gpu_agg_all_idle(pg_gpu_agg *) { return 1; }
 
 extern "C" pg_gpu_status
-pg_gpu_agg_slot_get(pg_gpu_agg *, int, pg_gpu_agg_slot *, pg_gpu_error *err)
+pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_error *)
 {
-	return not_compiled(err);
+	return host_agg_slot_get(agg->host, slot, out);
 }
 
 extern "C" pg_gpu_status
-pg_gpu_agg_submit(pg_gpu_agg *, int, int, int, pg_gpu_error *err)
+pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
 {
-	return not_compiled(err);
+	return host_agg_submit(agg->host, slot, npages, nvis, err);
 }
 
 extern "C" pg_gpu_status
-pg_gpu_agg_finish(pg_gpu_agg *, pg_gpu_agg_result *, pg_gpu_error *err)
+pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *)
 {
-	return not_compiled(err);
+	host_agg_finish(agg->host, res);
+	return PG_GPU_OK;
 }
 
-extern "C" void pg_gpu_agg_end(pg_gpu_agg *) {}
+extern "C" void
+pg_gpu_agg_end(pg_gpu_agg *agg)
+{
+	if (agg)
+	{
+		host_agg_end(agg->host);
+		delete agg;
+	}
+}

@@ -112,6 +112,7 @@ typedef struct pg_gpu_agg_task
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
+	int32_t		emulate;		/* run the engine on the host (tests; implies gather) */
 } pg_gpu_agg_task;
 
 /*

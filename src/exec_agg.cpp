@@ -334,12 +334,14 @@ run_on_gpu(GpuAggState *s)
 	if (IsolationIsSerializable())
 		return give_up(s, PG_GPU_FB_SERIALIZABLE,
 					   "serializable transactions need per-tuple predicate locks");
-	if (!PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
+	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
 	if (!fill_layout(s, rel))
 		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
 
-	s->registered = pg_gpu_register_buffers && PgGpuSharedBufferDeviceAddr(0) != 0;
+	s->registered = !s->task.emulate && pg_gpu_register_buffers &&
+		PgGpuSharedBufferDeviceAddr(0) != 0;
 	s->task.gather = s->registered ? 0 : 1;
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
@@ -497,7 +499,10 @@ ExecGpuAggImpl(GpuAggState *s)
 		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
 		return TupIsNull(slot) ? NULL : project(s, slot);
 	}
-	PgGpuStatsGpuRun(PG_GPU_NODE_AGG, s->res.bytes_h2d, s->res.gpu_ms);
+	if (s->task.emulate)
+		PgGpuStatsEmulatedRun(PG_GPU_NODE_AGG);
+	else
+		PgGpuStatsGpuRun(PG_GPU_NODE_AGG, s->res.bytes_h2d, s->res.gpu_ms);
 
 	slot = s->css.ss.ss_ScanTupleSlot;
 	ExecClearTuple(slot);
@@ -552,6 +557,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (s->gpu_ran)
 	{
 		ExplainPropertyText("Page Access",
+							s->task.emulate ? "emulated on the CPU" :
 							s->registered ? "shared buffers read in place" : "copied via pinned staging",
 							es);
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);

@@ -28,6 +28,7 @@ int			pg_gpu_chunk_pages = 4096;
 bool		pg_gpu_register_buffers = true;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
+bool		pg_gpu_emulate_gpu = false;
 
 void
 PgGpuDefineGucs(void)
@@ -84,5 +85,10 @@ PgGpuDefineGucs(void)
 							"For testing the mid-query CPU fallback.",
 							&pg_gpu_debug_fail_after_chunks, -1, -1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.emulate_gpu",
+							 "Runs the GPU engine's code on the CPU instead of a GPU.",
+							 "For testing GPU plans end to end on machines without a GPU.",
+							 &pg_gpu_emulate_gpu, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pg_gpu");
 }

@@ -20,6 +20,7 @@ extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
+extern bool pg_gpu_emulate_gpu;
 
 void		PgGpuDefineGucs(void);
 
@@ -46,6 +47,7 @@ typedef enum PgGpuFallback
 void		PgGpuStatsRequestShmem(void);
 void		PgGpuStatsStartup(void);
 void		PgGpuStatsGpuRun(PgGpuNode node, uint64 bytes, double gpu_ms);
+void		PgGpuStatsEmulatedRun(PgGpuNode node);
 void		PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason);
 const char *PgGpuFallbackName(PgGpuFallback reason);
 

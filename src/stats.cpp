@@ -27,6 +27,7 @@ typedef struct PgGpuNodeStats
 	pg_atomic_uint64 gpu_runs;
 	pg_atomic_uint64 bytes;
 	pg_atomic_uint64 gpu_us;
+	pg_atomic_uint64 emulated;
 	pg_atomic_uint64 fallbacks[PG_GPU_FB_COUNT];
 } PgGpuNodeStats;
 
@@ -59,6 +60,7 @@ init_stats(PgGpuStatsShared *s)
 		pg_atomic_init_u64(&s->node[n].gpu_runs, 0);
 		pg_atomic_init_u64(&s->node[n].bytes, 0);
 		pg_atomic_init_u64(&s->node[n].gpu_us, 0);
+		pg_atomic_init_u64(&s->node[n].emulated, 0);
 		for (int r = 0; r < PG_GPU_FB_COUNT; r++)
 			pg_atomic_init_u64(&s->node[n].fallbacks[r], 0);
 	}
@@ -107,6 +109,12 @@ PgGpuStatsGpuRun(PgGpuNode node, uint64 bytes, double gpu_ms)
 }
 
 void
+PgGpuStatsEmulatedRun(PgGpuNode node)
+{
+	pg_atomic_fetch_add_u64(&stats()->node[node].emulated, 1);
+}
+
+void
 PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason)
 {
 	pg_atomic_fetch_add_u64(&stats()->node[node].fallbacks[reason], 1);
@@ -127,8 +135,8 @@ pg_gpu_stats_impl(FunctionCallInfo fcinfo)
 	for (int n = 0; n < PG_GPU_NODE_COUNT; n++)
 	{
 		PgGpuNodeStats *s = &stats()->node[n];
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
 		uint64		fb = 0;
 
 		for (int r = 0; r < PG_GPU_FB_COUNT; r++)
@@ -138,6 +146,7 @@ pg_gpu_stats_impl(FunctionCallInfo fcinfo)
 		values[2] = Int64GetDatum((int64) fb);
 		values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&s->bytes));
 		values[4] = Float8GetDatum(pg_atomic_read_u64(&s->gpu_us) / 1000.0);
+		values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&s->emulated));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -1,0 +1,22 @@
+/*
+ * agg_host.h — GpuAgg's engine emulated on the host (pg_gpu.emulate_gpu).
+ *
+ * The same slot protocol and the same page walker (heap_deform.cuh) as the GPU,
+ * run synchronously on the CPU.  It lets machines without a GPU (CI) exercise the
+ * whole GpuAgg data path — pinning, visibility bitmaps, tuple deforming, partial
+ * states — and lets the CPU side be profiled in isolation.  Never chosen on its own.
+ */
+#ifndef PG_GPU_AGG_HOST_H
+#define PG_GPU_AGG_HOST_H
+
+#include "pg_gpu_engine.h"
+
+struct host_agg;
+
+host_agg   *host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err);
+pg_gpu_status host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out);
+pg_gpu_status host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err);
+void		host_agg_finish(host_agg *h, pg_gpu_agg_result *res);
+void		host_agg_end(host_agg *h);
+
+#endif							/* PG_GPU_AGG_HOST_H */
