@@ -86,6 +86,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--variants", action="store_true",
+                    help="Q1 under chunk sizes and page-access modes, CPU time per page")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
 
@@ -120,6 +122,20 @@ def main():
         pr(f"|  | | workers: {ex2.get('Workers Launched', '?')} | " +
            ", ".join(f"{k}: {ex3.get(k, '?')}" for k in BREAKDOWN[:-1]) + " | | | | | |")
     pr()
+    if a.variants:
+        pr("### Q1 by chunk size and page access (pg_gpu forced)")
+        pr()
+        pr("| chunk_pages | page access | ms | CPU page time ms | us/page | GPU time ms |")
+        pr("|---|---|---|---|---|---|")
+        pages = nbytes // 8192
+        for reg in ("on", "off"):
+            for chunk in (64, 256, 1024, 4096):
+                ms, _, ex = timed(["pg_gpu.force = on", f"pg_gpu.chunk_pages = {chunk}",
+                                   f"pg_gpu.register_buffers = {reg}"], Q["Q1"].format(t="t"), a.reps)
+                cpu = float(ex.get("CPU Page Time", "0 ms").split()[0])
+                pr(f"| {chunk} | {ex.get('Page Access', '?')} | {ms:.1f} | {cpu:.1f} | "
+                   f"{1000 * cpu / pages:.2f} | {ex.get('GPU Time', '?')} |")
+        pr()
     if a.sweep:
         pr("### Crossover sweep (Q1): PostgreSQL's best plan vs pg_gpu with default costs")
         pr()
