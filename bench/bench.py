@@ -35,7 +35,7 @@ def psql(sql, db="postgres", capture=True):
 
 
 WARM = "SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;\n"
-BREAKDOWN = ("GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
+BREAKDOWN = ("Planning Time", "Execution Time", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched")
 
 

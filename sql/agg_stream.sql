@@ -14,10 +14,12 @@ SET pg_gpu.enabled = off;
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 -- several chunks, pages read in place from shared buffers
+SET pg_gpu.register_min_pages = 0;
 SET pg_gpu.chunk_pages = 16;
 \i sql/include/agg_stream_q.sql
--- one page per chunk
+-- one page per chunk; the second run pins through the recent-buffer cache
 SET pg_gpu.chunk_pages = 1;
+SELECT count(*), sum(a) FROM st_t;
 SELECT count(*), sum(a) FROM st_t;
 -- pages copied through pinned staging buffers
 SET pg_gpu.register_buffers = off;
@@ -32,6 +34,7 @@ VACUUM st_t;
 \i sql/include/agg_stream_q.sql
 RESET pg_gpu.device_memory_limit;
 RESET pg_gpu.register_buffers;
+RESET pg_gpu.register_min_pages;
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE st_t;

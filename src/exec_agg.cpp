@@ -47,6 +47,72 @@ extern "C" {
 
 #include "guard.h"
 
+/*
+ * Where each block of a recently scanned table sat in shared buffers.  The next
+ * scan pins it with ReadRecentBuffer, which checks the buffer's tag instead of
+ * looking the block up in the buffer mapping table; that lookup is the largest
+ * part of the CPU's per-page cost.  A stale entry only costs the normal lookup.
+ */
+#define RECENT_TABLES 8
+
+typedef struct RecentBuffers
+{
+	RelFileNode node;
+	BlockNumber nblocks;
+	Buffer	   *bufs;			/* in TopMemoryContext */
+	uint64		last_use;
+} RecentBuffers;
+
+static RecentBuffers recent[RECENT_TABLES];
+static uint64 recent_clock = 0;
+
+static RecentBuffers *
+recent_buffers(Relation rel, BlockNumber nblocks)
+{
+	RecentBuffers *victim = &recent[0];
+
+	for (int i = 0; i < RECENT_TABLES; i++)
+	{
+		RecentBuffers *r = &recent[i];
+
+		if (r->bufs && RelFileNodeEquals(r->node, rel->rd_node))
+		{
+			if (r->nblocks < nblocks)
+			{
+				r->bufs = (Buffer *) repalloc(r->bufs, sizeof(Buffer) * nblocks);
+				memset(r->bufs + r->nblocks, 0, sizeof(Buffer) * (nblocks - r->nblocks));
+				r->nblocks = nblocks;
+			}
+			r->last_use = ++recent_clock;
+			return r;
+		}
+		if (r->last_use < victim->last_use)
+			victim = r;
+	}
+	if (victim->bufs)
+		pfree(victim->bufs);
+	victim->node = rel->rd_node;
+	victim->nblocks = nblocks;
+	victim->bufs = (Buffer *) MemoryContextAllocZero(TopMemoryContext, sizeof(Buffer) * Max(1, nblocks));
+	victim->last_use = ++recent_clock;
+	return victim;
+}
+
+/* Pin a block, through the recent-buffer cache when there is one. */
+static inline Buffer
+pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBuffers *rb)
+{
+	Buffer		b;
+
+	if (rb && rb->bufs[blk] != InvalidBuffer &&
+		ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, rb->bufs[blk]))
+		return rb->bufs[blk];
+	b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+	if (rb)
+		rb->bufs[blk] = b;
+	return b;
+}
+
 typedef struct GpuAggState
 {
 	CustomScanState css;
@@ -318,6 +384,7 @@ run_on_gpu(GpuAggState *s)
 	BlockNumber nblocks;
 	BlockNumber blk = 0;
 	BufferAccessStrategy strategy = NULL;
+	RecentBuffers *rb = NULL;
 	int			slot = 0;
 	int			chunks = 0;
 	int			capacity;
@@ -340,8 +407,14 @@ run_on_gpu(GpuAggState *s)
 	if (!fill_layout(s, rel))
 		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
 
+	/*
+	 * Read pages in place from the registered buffer pool when the table is big
+	 * enough to pay for registering it (once per backend); copy small tables.
+	 */
+	nblocks = RelationGetNumberOfBlocks(rel);
 	s->registered = !s->task.emulate && pg_gpu_register_buffers &&
-		PgGpuSharedBufferDeviceAddr(0) != 0;
+		(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
+		PgGpuRegisterSharedBuffers();
 	s->task.gather = s->registered ? 0 : 1;
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
@@ -356,9 +429,10 @@ run_on_gpu(GpuAggState *s)
 	 * reads it in place; a larger one cycles through a bulk-read ring instead of
 	 * flushing the pool.
 	 */
-	nblocks = RelationGetNumberOfBlocks(rel);
 	if (nblocks > (BlockNumber) (NBuffers / 2))
 		strategy = GetAccessStrategy(BAS_BULKREAD);
+	else if (nblocks > 0)
+		rb = recent_buffers(rel, nblocks);
 
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		if (s->pins[i] == NULL)
@@ -385,7 +459,7 @@ run_on_gpu(GpuAggState *s)
 			pg_gpu_page_ref *ref;
 
 			CHECK_FOR_INTERRUPTS();
-			b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+			b = pin_block(rel, blk, strategy, rb);
 			LockBuffer(b, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(b);
 			nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
@@ -423,9 +497,6 @@ run_on_gpu(GpuAggState *s)
 				LockBuffer(b, BUFFER_LOCK_UNLOCK);
 				ref->addr = PgGpuSharedBufferDeviceAddr(b - 1);
 				s->pins[slot][s->npins[slot]++] = b;
-				if (ref->addr == 0)
-					return give_up(s, PG_GPU_FB_GPU_ERROR,
-								   "the shared buffer pool could not be registered");
 			}
 			else
 			{

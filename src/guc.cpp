@@ -26,6 +26,7 @@ double		pg_gpu_tuple_cost = 0.0001;
 int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_chunk_pages = 4096;
 bool		pg_gpu_register_buffers = true;
+int			pg_gpu_register_min_pages = 4096;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
@@ -75,6 +76,11 @@ PgGpuDefineGucs(void)
 							 "When off, pages are copied through pinned staging buffers.",
 							 &pg_gpu_register_buffers, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.register_min_pages",
+							"Smallest table that makes a backend register the buffer pool with the GPU.",
+							"Registering costs tens of milliseconds per GB of shared_buffers, once per backend; smaller tables are copied.",
+							&pg_gpu_register_min_pages, 4096, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.expect_gpu",
 							 "Warns whenever a query planned for the GPU falls back to the CPU.",
 							 "Used by make gpucheck to prove offload on a GPU host.",

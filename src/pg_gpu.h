@@ -18,6 +18,7 @@ extern double pg_gpu_tuple_cost;
 extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
+extern int	pg_gpu_register_min_pages;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
@@ -56,8 +57,11 @@ const char *PgGpuFallbackName(PgGpuFallback reason);
 bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
 /* Whether a GPU path may be planned without forcing (no CUDA start). */
 bool		PgGpuDeviceLikely(void);
-/* Device address of a shared buffer, registering its segment on first use;
- * 0 if the pool cannot be registered (then gather mode is used). */
+/* Register the shared buffer pool with the GPU (once per backend); false if
+ * impossible, in which case pages are copied through staging buffers. */
+bool		PgGpuRegisterSharedBuffers(void);
+bool		PgGpuSharedBuffersRegistered(void);
+/* Device address of a shared buffer; the pool must be registered. */
 uint64		PgGpuSharedBufferDeviceAddr(int buf_id);
 /* layout_check.cpp: run-time half of the layout check */
 bool		PgGpuLayoutOk(void);

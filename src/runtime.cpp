@@ -3,9 +3,9 @@
  * likely present (for planning without starting CUDA), registration of the shared
  * buffer pool, and pg_gpu_devices().
  *
- * The shared buffer pool is registered with the GPU in 1 GB segments on first use
- * of a buffer in that segment: registering costs tens of milliseconds per GB, once
- * per backend, after which kernels read pinned buffers in place over PCIe.
+ * The shared buffer pool is registered with the GPU on first use by a large enough
+ * scan: registering costs tens of milliseconds per GB, once per backend, after
+ * which kernels read pinned buffers in place over PCIe.
  */
 extern "C" {
 #include "postgres.h"
@@ -24,13 +24,10 @@ extern "C" {
 
 #include "guard.h"
 
-#define SEGMENT_BYTES ((uint64) 1 << 30)
-#define MAX_SEGMENTS 4096
-
 static int	device_likely = -1;	/* -1 unknown */
 static bool engine_failed = false;
 static bool registration_failed = false;
-static uint64 segment_dev[MAX_SEGMENTS];
+static uint64 pool_dev = 0;		/* device address of BufferBlocks */
 
 bool
 PgGpuDeviceLikely(void)
@@ -64,36 +61,49 @@ PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 	return false;
 }
 
+/*
+ * Register the whole shared buffer pool with the GPU, once per backend, as one
+ * page-aligned range (registrations must not overlap, and a buffer must not
+ * straddle two of them).  Returns false, and remembers it, if that is impossible.
+ */
+bool
+PgGpuRegisterSharedBuffers(void)
+{
+	if (pool_dev != 0)
+		return true;
+	if (registration_failed)
+		return false;
+
+	char	   *start = BufferBlocks;
+	char	   *end = BufferBlocks + (uint64) NBuffers * BLCKSZ;
+	char	   *astart = (char *) TYPEALIGN_DOWN(4096, start);
+	char	   *aend = (char *) TYPEALIGN(4096, end);
+	uint64		dev = 0;
+	pg_gpu_error err;
+
+	if (pg_gpu_engine_register_host(astart, (uint64) (aend - astart), &dev, &err) != PG_GPU_OK)
+	{
+		ereport(LOG,
+				(errmsg("pg_gpu: cannot register the shared buffer pool with the GPU, copying pages instead"),
+				 errdetail("%s", err.message)));
+		registration_failed = true;
+		return false;
+	}
+	pool_dev = dev + (uint64) (start - astart);
+	return true;
+}
+
+bool
+PgGpuSharedBuffersRegistered(void)
+{
+	return pool_dev != 0;
+}
+
 uint64
 PgGpuSharedBufferDeviceAddr(int buf_id)
 {
-	uint64		off = (uint64) buf_id * BLCKSZ;
-	uint64		seg = off / SEGMENT_BYTES;
-
-	if (registration_failed || seg >= MAX_SEGMENTS)
-		return 0;
-	if (segment_dev[seg] == 0)
-	{
-		/* register [seg start, seg end) rounded out to 4 kB pages */
-		uint64		total = (uint64) NBuffers * BLCKSZ;
-		char	   *start = BufferBlocks + seg * SEGMENT_BYTES;
-		uint64		len = Min(SEGMENT_BYTES, total - seg * SEGMENT_BYTES);
-		char	   *astart = (char *) TYPEALIGN_DOWN(4096, start);
-		uint64		alen = TYPEALIGN(4096, (uint64) (start - astart) + len);
-		uint64		dev = 0;
-		pg_gpu_error err;
-
-		if (pg_gpu_engine_register_host(astart, alen, &dev, &err) != PG_GPU_OK)
-		{
-			ereport(LOG,
-					(errmsg("pg_gpu: cannot register the shared buffer pool with the GPU, copying pages instead"),
-					 errdetail("%s", err.message)));
-			registration_failed = true;
-			return 0;
-		}
-		segment_dev[seg] = dev + (uint64) (start - astart);
-	}
-	return segment_dev[seg] + (off - seg * SEGMENT_BYTES);
+	Assert(pool_dev != 0);
+	return pool_dev + (uint64) buf_id * BLCKSZ;
 }
 
 extern "C" {
