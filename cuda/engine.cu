@@ -236,6 +236,9 @@ extern "C" void
 pg_gpu_engine_set_memory_limit(uint64_t bytes)
 {
 	g_memory_limit = bytes;
+	/* cached blocks count against the cap too: drop them if it was lowered */
+	if (g_memory_limit && g_device_in_use > g_memory_limit)
+		trim_device_pool();
 }
 
 extern "C" int
