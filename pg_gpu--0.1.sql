@@ -12,6 +12,13 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_gpu_devices'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
+-- Register the shared buffer pool with the GPU now and wait for it (it otherwise
+-- happens in the background on the first large scan).  False if impossible.
+CREATE FUNCTION pg_gpu_register_buffer_pool()
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'pg_gpu_register_buffer_pool'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
 -- Cluster-wide counters kept in shared memory (pg_gpu must be preloaded).
 CREATE FUNCTION pg_gpu_stats(
     OUT node text,

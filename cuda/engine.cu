@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "engine_internal.cuh"
@@ -274,6 +276,68 @@ pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err)
 			out[i].free_memory = fr;
 	}
 	return n;
+}
+
+/*
+ * Background registration: pinning gigabytes takes seconds on some hosts (about
+ * 0.7 s/GB was measured in a VM), so a thread does it while queries copy pages
+ * through staging buffers.  The thread calls CUDA only, never PostgreSQL.
+ */
+static std::atomic<int> g_reg_state{0};		/* 0 none, 1 running, 2 done, -1 failed */
+static uint64_t g_reg_dev = 0;
+static pg_gpu_error g_reg_err;
+
+extern "C" int
+pg_gpu_engine_register_host_async(void *base, uint64_t len)
+{
+	int			expected = 0;
+	pg_gpu_error err;
+
+	if (!g_reg_state.compare_exchange_strong(expected, 1))
+		return g_reg_state.load();
+	if (pg_gpu_engine_init(&err) != PG_GPU_OK)
+	{
+		g_reg_err = err;
+		g_reg_state = -1;
+		return -1;
+	}
+	try
+	{
+		std::thread([base, len]() {
+			cudaSetDevice(0);
+			uint64_t	dev = 0;
+			pg_gpu_error e;
+
+			if (pg_gpu_engine_register_host(base, len, &dev, &e) == PG_GPU_OK)
+			{
+				g_reg_dev = dev;
+				g_reg_state = 2;
+			}
+			else
+			{
+				g_reg_err = e;
+				g_reg_state = -1;
+			}
+		}).detach();
+	}
+	catch (...)
+	{
+		set_error(&g_reg_err, PG_GPU_CUDA_ERROR, "cannot start the registration thread");
+		g_reg_state = -1;
+	}
+	return g_reg_state.load();
+}
+
+extern "C" int
+pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err)
+{
+	int			st = g_reg_state.load();
+
+	if (st == 2)
+		*device_base = g_reg_dev;
+	else if (st == -1 && err)
+		*err = g_reg_err;
+	return st;
 }
 
 extern "C" pg_gpu_status

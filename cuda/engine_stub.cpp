@@ -46,6 +46,15 @@ pg_gpu_engine_register_host(void *, uint64_t, uint64_t *, pg_gpu_error *err)
 	return not_compiled(err);
 }
 
+extern "C" int pg_gpu_engine_register_host_async(void *, uint64_t) { return -1; }
+
+extern "C" int
+pg_gpu_engine_registration(uint64_t *, pg_gpu_error *err)
+{
+	not_compiled(err);
+	return -1;
+}
+
 extern "C" pg_gpu_agg *
 pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {

@@ -77,6 +77,14 @@ int			pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err)
 pg_gpu_status pg_gpu_engine_register_host(void *base, uint64_t len,
 										  uint64_t *device_base, pg_gpu_error *err);
 
+/*
+ * The same, done once per process by a background thread.  Returns the state:
+ * 1 running, 2 done, -1 failed.  pg_gpu_engine_registration reads the state and,
+ * when done, the device address (when failed, the error).
+ */
+int			pg_gpu_engine_register_host_async(void *base, uint64_t len);
+int			pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err);
+
 /* ---- GpuAgg: whole-table aggregation over heap pages -------------------- */
 
 #define PG_GPU_MAX_AGG_COLS 16

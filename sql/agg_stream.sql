@@ -15,6 +15,7 @@ SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 -- several chunks, pages read in place from shared buffers
 SET pg_gpu.register_min_pages = 0;
+SELECT count(*) FROM (SELECT pg_gpu_register_buffer_pool()) AS registered;
 SET pg_gpu.chunk_pages = 16;
 \i sql/include/agg_stream_q.sql
 -- one page per chunk; the second run pins through the recent-buffer cache

@@ -431,12 +431,13 @@ run_on_gpu(GpuAggState *s)
 
 	/*
 	 * Read pages in place from the registered buffer pool when the table is big
-	 * enough to pay for registering it (once per backend); copy small tables.
+	 * enough to pay for registering it (once per backend, in the background);
+	 * copy small tables, and any table while registration is under way.
 	 */
 	nblocks = RelationGetNumberOfBlocks(rel);
 	s->registered = !s->task.emulate && pg_gpu_register_buffers &&
 		(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
-		PgGpuRegisterSharedBuffers();
+		PgGpuRegisterSharedBuffers(false);
 	s->task.gather = s->registered ? 0 : 1;
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));

@@ -2,8 +2,11 @@
  * guc.cpp — pg_gpu's configuration parameters.
  *
  * Cost parameters are in PostgreSQL's cost units (seq_page_cost = 1).  Their defaults
- * come from the crossover sweep in bench/ on the reference GPU host (an H100 over
- * PCIe 5): see bench/RESULTS.md for the measurements behind them.
+ * come from bench/ on the reference GPU host (an H100 over PCIe 5), converted at
+ * ~750 cost units per millisecond, the density of PostgreSQL's own parallel plans
+ * there (the most favourable to the CPU, so the GPU is chosen conservatively):
+ * ~0.35 ms fixed per query, ~0.35 us per page read in place, ~1.5 us per page
+ * copied, ~0.4 s to start CUDA in a backend.  See bench/RESULTS.md.
  */
 extern "C" {
 #include "postgres.h"
@@ -19,9 +22,10 @@ extern "C" {
 bool		pg_gpu_enabled = true;
 bool		pg_gpu_force = false;
 bool		pg_gpu_enable_gpuagg = true;
-double		pg_gpu_startup_cost = 1000.0;
+double		pg_gpu_startup_cost = 300.0;
 double		pg_gpu_init_cost = 100000.0;
-double		pg_gpu_page_cost = 0.1;
+double		pg_gpu_page_cost = 0.25;
+double		pg_gpu_copy_page_cost = 1.0;
 double		pg_gpu_tuple_cost = 0.0001;
 int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_chunk_pages = 4096;
@@ -49,15 +53,20 @@ PgGpuDefineGucs(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.startup_cost",
 							 "Cost of starting GPU work for one query (launches, synchronisation).",
-							 NULL, &pg_gpu_startup_cost, 1000.0, 0.0, DBL_MAX,
+							 NULL, &pg_gpu_startup_cost, 300.0, 0.0, DBL_MAX,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.init_cost",
 							 "Cost of starting CUDA in a backend that has not used the GPU yet.",
 							 NULL, &pg_gpu_init_cost, 100000.0, 0.0, DBL_MAX,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.page_cost",
-							 "Cost of pinning one heap page and moving it to the GPU.",
-							 NULL, &pg_gpu_page_cost, 0.1, 0.0, DBL_MAX,
+							 "Cost of pinning one heap page that the GPU reads in place.",
+							 NULL, &pg_gpu_page_cost, 0.25, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.copy_page_cost",
+							 "Cost of pinning one heap page and copying it through a staging buffer.",
+							 "Applies to tables below pg_gpu.register_min_pages and before the buffer pool is registered.",
+							 &pg_gpu_copy_page_cost, 1.0, 0.0, DBL_MAX,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.tuple_cost",
 							 "Cost of deforming and aggregating one tuple on the GPU.",

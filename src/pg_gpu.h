@@ -14,6 +14,7 @@ extern bool pg_gpu_enable_gpuagg;
 extern double pg_gpu_startup_cost;
 extern double pg_gpu_init_cost;
 extern double pg_gpu_page_cost;
+extern double pg_gpu_copy_page_cost;
 extern double pg_gpu_tuple_cost;
 extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
 extern int	pg_gpu_chunk_pages;
@@ -57,9 +58,9 @@ const char *PgGpuFallbackName(PgGpuFallback reason);
 bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
 /* Whether a GPU path may be planned without forcing (no CUDA start). */
 bool		PgGpuDeviceLikely(void);
-/* Register the shared buffer pool with the GPU (once per backend); false if
- * impossible, in which case pages are copied through staging buffers. */
-bool		PgGpuRegisterSharedBuffers(void);
+/* Start (or with wait, finish) registering the shared buffer pool with the GPU,
+ * once per backend; false while it is not usable (pages are then copied). */
+bool		PgGpuRegisterSharedBuffers(bool wait);
 bool		PgGpuSharedBuffersRegistered(void);
 /* Device address of a shared buffer; the pool must be registered. */
 uint64		PgGpuSharedBufferDeviceAddr(int buf_id);

@@ -140,6 +140,9 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		input_rel->baserestrictinfo != NIL || input_rel->cheapest_total_path == NULL ||
 		IS_DUMMY_REL(input_rel))
 		return;
+	/* a scan cheaper than starting GPU work: don't even build the paths */
+	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
+		return;
 	rte = planner_rt_fetch(input_rel->relid, root);
 	if (rte->inh || rte->tablesample ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
@@ -267,7 +270,9 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	{
 		double		startup = pg_gpu_startup_cost +
 			(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
-		double		run = input_rel->pages * pg_gpu_page_cost +
+		bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
+			input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
+		double		run = input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
 			input_rel->tuples * pg_gpu_tuple_cost;
 
 		cpath->path.startup_cost = startup + run;

@@ -64,33 +64,46 @@ PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 /*
  * Register the whole shared buffer pool with the GPU, once per backend, as one
  * page-aligned range (registrations must not overlap, and a buffer must not
- * straddle two of them).  Returns false, and remembers it, if that is impossible.
+ * straddle two of them).  It runs in the background: until it is done, callers
+ * copy pages.  wait = true blocks until it has finished.  Returns whether the pool
+ * can be read in place now.
  */
 bool
-PgGpuRegisterSharedBuffers(void)
+PgGpuRegisterSharedBuffers(bool wait)
 {
-	if (pool_dev != 0)
-		return true;
-	if (registration_failed)
-		return false;
-
 	char	   *start = BufferBlocks;
 	char	   *end = BufferBlocks + (uint64) NBuffers * BLCKSZ;
 	char	   *astart = (char *) TYPEALIGN_DOWN(4096, start);
 	char	   *aend = (char *) TYPEALIGN(4096, end);
 	uint64		dev = 0;
 	pg_gpu_error err;
+	int			st;
 
-	if (pg_gpu_engine_register_host(astart, (uint64) (aend - astart), &dev, &err) != PG_GPU_OK)
+	if (pool_dev != 0)
+		return true;
+	if (registration_failed)
+		return false;
+	st = pg_gpu_engine_register_host_async(astart, (uint64) (aend - astart));
+	while (wait && st == 1)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000);
+		st = pg_gpu_engine_registration(&dev, &err);
+	}
+	st = pg_gpu_engine_registration(&dev, &err);
+	if (st == 2)
+	{
+		pool_dev = dev + (uint64) (start - astart);
+		return true;
+	}
+	if (st == -1)
 	{
 		ereport(LOG,
 				(errmsg("pg_gpu: cannot register the shared buffer pool with the GPU, copying pages instead"),
 				 errdetail("%s", err.message)));
 		registration_failed = true;
-		return false;
 	}
-	pool_dev = dev + (uint64) (start - astart);
-	return true;
+	return false;
 }
 
 bool
@@ -108,6 +121,28 @@ PgGpuSharedBufferDeviceAddr(int buf_id)
 
 extern "C" {
 PG_FUNCTION_INFO_V1(pg_gpu_devices);
+PG_FUNCTION_INFO_V1(pg_gpu_register_buffer_pool);
+}
+
+/* SQL: register the buffer pool now and wait for it; whether it worked. */
+static Datum
+pg_gpu_register_buffer_pool_impl(FunctionCallInfo fcinfo)
+{
+	PgGpuFallback reason;
+	char		msg[256];
+
+	if (!PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+		PG_RETURN_BOOL(false);
+	PG_RETURN_BOOL(PgGpuRegisterSharedBuffers(true));
+}
+
+extern "C" PGDLLEXPORT Datum
+pg_gpu_register_buffer_pool(PG_FUNCTION_ARGS)
+{
+	Datum		result = (Datum) 0;
+
+	PG_GPU_GUARD(result = pg_gpu_register_buffer_pool_impl(fcinfo));
+	return result;
 }
 
 static Datum
