@@ -54,7 +54,10 @@ RESET pg_gpu.enabled;
 SET pg_gpu.enable_gpuagg = off;
 EXPLAIN (COSTS OFF) SELECT sum(a) FROM fb_t;
 RESET pg_gpu.enable_gpuagg;
--- without force, a small table stays on PostgreSQL's plan by cost
+-- without force, a table whose scan costs less than starting GPU work stays on
+-- PostgreSQL's plan
 RESET pg_gpu.force;
-EXPLAIN (COSTS OFF) SELECT sum(a) FROM fb_t;
-DROP TABLE fb_t;
+CREATE TABLE fb_small AS SELECT * FROM fb_t LIMIT 100;
+ANALYZE fb_small;
+EXPLAIN (COSTS OFF) SELECT sum(a) FROM fb_small;
+DROP TABLE fb_t, fb_small;
