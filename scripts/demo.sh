@@ -9,11 +9,16 @@ cd "$(dirname "$0")/.."
 ROWS=${DEMO_ROWS:-5000000}
 PORT=${DEMO_PORT:-55432}
 root=$PWD/tmp/demo
+# the cluster runs as an unprivileged user, who may not be able to enter this tree
+if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$PWD"; then
+  root=/tmp/pg_gpu_demo
+  echo "(this tree is not readable by the postgres user: the demo cluster goes to $root)"
+fi
 
 $SUDO make -s install PG_CONFIG="$PG_CONFIG" >/dev/null
 if [ -f "$root/data/postmaster.pid" ]; then as_pg pg_ctl -D "$root/data" -m fast stop >/dev/null 2>&1 || true; fi
 rm -rf "$root"; mkdir -p "$root"
-[ "$(id -u)" = 0 ] && chown -R postgres "$PWD/tmp"
+[ "$(id -u)" = 0 ] && chown -R postgres "$root"
 as_pg initdb -D "$root/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$root/initdb.log" 2>&1
 cat >> "$root/data/postgresql.conf" <<CONF
 shared_preload_libraries = 'pg_gpu'

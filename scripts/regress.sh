@@ -10,20 +10,27 @@ cd "$(dirname "$0")/.."
 REGRESS=${REGRESS:-$(sed -n 's/^REGRESS *= *//p' Makefile)}
 
 $SUDO make -s install PG_CONFIG="$PG_CONFIG" >/dev/null
-rm -rf tmp/regress tmp/instance
-mkdir -p tmp/regress
-if [ "$(id -u)" = 0 ]; then chown -R postgres tmp; chmod -R a+rX sql expected test; fi
+
+# pg_regress runs as an unprivileged user, who may not be able to enter this tree
+# (a clone under /root, say): stage the test files in a directory it can use.
+work=$(mktemp -d /tmp/pg_gpu_regress.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cp -r sql expected test "$work"/
+chmod -R a+rX "$work"
+[ "$(id -u)" = 0 ] && chown -R postgres "$work"
+rm -rf tmp/regress && mkdir -p tmp/regress
 
 run_suite() {   # $1: label, $2: extra server options for every session
-  local label=$1 opts=$2
+  local label=$1 opts=$2 rc
   echo "== pg_regress: $label"
-  rm -rf tmp/regress/results tmp/instance
+  rm -rf "$work/out" "$work/instance"
   set +e
-  as_pg env PGOPTIONS="$opts" "$PG_REGRESS" --bindir="$PGBIN" --inputdir=. --outputdir=tmp/regress \
-    --temp-instance=tmp/instance --temp-config=test/regress.conf \
-    --load-extension=pg_gpu $REGRESS
-  local rc=$?
+  (cd "$work" && as_pg env PGOPTIONS="$opts" "$PG_REGRESS" --bindir="$PGBIN" --inputdir=. \
+      --outputdir=out --temp-instance=instance --temp-config=test/regress.conf \
+      --load-extension=pg_gpu $REGRESS)
+  rc=$?
   set -e
+  rm -rf tmp/regress && cp -r "$work/out" tmp/regress
   if [ $rc -ne 0 ]; then
     [ -f tmp/regress/regression.diffs ] && head -200 tmp/regress/regression.diffs
     exit $rc
