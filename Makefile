@@ -75,7 +75,7 @@ test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_ho
 	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
 test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB)
-	$(CXX) -std=c++17 -O2 -x c++ -DPG_GPU_NO_CUDA -Icuda $< cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB) -o $@
+	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB) -o $@
 endif
 
 .PHONY: deps test unittest gpucheck demo bench
