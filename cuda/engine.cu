@@ -7,6 +7,7 @@
  * allocates the same few buffers as the last one, and reusing them avoids
  * cudaMalloc/cudaHostAlloc on the query path.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -53,6 +54,28 @@ from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what)
 	(void) cudaGetLastError();	/* clear sticky-free errors */
 	return set_error(err, st, "%s (%s)", cudaGetErrorString(rc), what);
 }
+
+/*
+ * Threads that CUDA starts, and our own, must never run PostgreSQL's signal
+ * handlers: a process-directed signal (query cancel, die) has to reach the
+ * backend's main thread.  Threads inherit the creating thread's signal mask, so
+ * everything that may create one runs with all signals blocked.
+ */
+class SignalsBlocked
+{
+  public:
+	SignalsBlocked()
+	{
+		sigset_t	all;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &saved_);
+	}
+	~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+
+  private:
+	sigset_t	saved_;
+};
 
 /* ---- pools ------------------------------------------------------------- */
 
@@ -196,6 +219,7 @@ pg_gpu_engine_init(pg_gpu_error *err)
 	}
 	g_initialized = true;
 
+	SignalsBlocked blocked;		/* CUDA starts its helper threads here */
 	int			n = 0;
 	cudaError_t rc = cudaGetDeviceCount(&n);
 
@@ -303,6 +327,8 @@ pg_gpu_engine_register_host_async(void *base, uint64_t len)
 	}
 	try
 	{
+		SignalsBlocked blocked;	/* the thread inherits this mask */
+
 		std::thread([base, len]() {
 			cudaSetDevice(0);
 			uint64_t	dev = 0;
