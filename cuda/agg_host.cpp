@@ -44,7 +44,8 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	{
 		h->refs[s].resize(h->capacity);
 		h->vis[s].resize((size_t) h->capacity * PG_GPU_VIS_WORDS);
-		h->staging[s].resize((size_t) h->capacity * PG_GPU_BLCKSZ);
+		if (task->gather)
+			h->staging[s].resize((size_t) h->capacity * PG_GPU_BLCKSZ);
 	}
 	for (int c = 0; c < task->ncols; c++)
 		state_init(h->acc[c], task->cols[c].type);
@@ -68,7 +69,10 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	for (int p = 0; p < npages; p++)
 	{
 		const pg_gpu_page_ref &ref = h->refs[slot][p];
-		const uint8_t *page = (const uint8_t *) h->staging[slot].data() + (size_t) p * PG_GPU_BLCKSZ;
+		/* gather: the caller's copy; in place: the page itself (ref.addr) */
+		const uint8_t *page = h->task.gather
+			? (const uint8_t *) h->staging[slot].data() + (size_t) p * PG_GPU_BLCKSZ
+			: (const uint8_t *) (uintptr_t) ref.addr;
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 		int			r = accum_page_serial(page, ref.nlp, vis, h->task, h->acc);

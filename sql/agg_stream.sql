@@ -22,6 +22,12 @@ SET pg_gpu.chunk_pages = 16;
 SET pg_gpu.chunk_pages = 1;
 SELECT count(*), sum(a) FROM st_t;
 SELECT count(*), sum(a) FROM st_t;
+-- parallel workers pin the pages; the leader hands them to the GPU
+SET pg_gpu.pin_workers = 3;
+SET pg_gpu.pin_workers_min_pages = 0;
+\i sql/include/agg_stream_q.sql
+RESET pg_gpu.pin_workers;
+RESET pg_gpu.pin_workers_min_pages;
 -- pages copied through pinned staging buffers
 SET pg_gpu.register_buffers = off;
 SET pg_gpu.chunk_pages = 37;

@@ -39,6 +39,13 @@ SET pg_gpu.enabled = off;
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/agg_vis_q.sql
+SET pg_gpu.register_min_pages = 0;
+SET pg_gpu.pin_workers = 2;
+SET pg_gpu.pin_workers_min_pages = 0;
+\i sql/include/agg_vis_q.sql
+RESET pg_gpu.register_min_pages;
+RESET pg_gpu.pin_workers;
+RESET pg_gpu.pin_workers_min_pages;
 
 -- changes inside the running transaction are seen by it, and only by it
 BEGIN;
@@ -49,6 +56,12 @@ SET LOCAL pg_gpu.enabled = off;
 \i sql/include/agg_vis_q.sql
 SET LOCAL pg_gpu.enabled = on;
 SET LOCAL pg_gpu.force = on;
+\i sql/include/agg_vis_q.sql
+-- the same with pages pinned, and visibility decided, by parallel workers
+SET LOCAL pg_gpu.register_min_pages = 0;
+SELECT count(*) FROM (SELECT pg_gpu_register_buffer_pool()) AS registered;
+SET LOCAL pg_gpu.pin_workers = 2;
+SET LOCAL pg_gpu.pin_workers_min_pages = 0;
 \i sql/include/agg_vis_q.sql
 ROLLBACK;
 

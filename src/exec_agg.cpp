@@ -44,6 +44,7 @@ extern "C" {
 #include "pg_gpu_engine.h"
 #include "agg_catalog.h"
 #include "gpuagg.h"
+#include "pin_workers.h"
 }
 
 #include "guard.h"
@@ -153,6 +154,9 @@ typedef struct GpuAggState
 	int			npins[PG_GPU_AGG_SLOTS];
 	MemoryContextCallback cleanup;
 
+	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
+	int			pin_workers;	/* launched */
+
 	/* instrumentation */
 	pg_gpu_agg_result res;
 	bool		registered;
@@ -230,6 +234,13 @@ release_gpu(GpuAggState *s, bool release_pins)
 
 		s->agg = NULL;
 		pg_gpu_agg_end(agg);	/* waits for in-flight kernels */
+	}
+	if (s->pin_ctx)
+	{
+		PgGpuPinCtx *ctx = s->pin_ctx;
+
+		s->pin_ctx = NULL;
+		PgGpuPinWorkersAbort(ctx);
 	}
 	if (release_pins)
 		for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
@@ -366,6 +377,46 @@ fill_layout(GpuAggState *s, Relation rel)
 	return true;
 }
 
+/*
+ * Per-tuple visibility of a share-locked page for the snapshot, as a bitmap over
+ * line pointers (PostgreSQL's HeapTupleSatisfiesVisibility decides).
+ */
+void
+PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
+					OffsetNumber nlp, uint32 *bits)
+{
+	Page		page = BufferGetPage(buf);
+	HeapTupleData tup;
+
+	memset(bits, 0, sizeof(uint32) * PG_GPU_VIS_WORDS);
+	tup.t_tableOid = RelationGetRelid(rel);
+	for (OffsetNumber off = FirstOffsetNumber; off <= nlp; off++)
+	{
+		ItemId		lpp = PageGetItemId(page, off);
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		tup.t_len = ItemIdGetLength(lpp);
+		ItemPointerSet(&tup.t_self, blk, off);
+		if (HeapTupleSatisfiesVisibility(&tup, snapshot, buf))
+			bits[(off - 1) >> 5] |= 1u << ((off - 1) & 31);
+	}
+}
+
+/*
+ * Address the engine reads a pinned buffer at: the device address in the
+ * registered pool, or, when the engine is emulated, the page itself (shared
+ * memory has the same address in every backend).
+ */
+static inline uint64
+page_addr(GpuAggState *s, Buffer b)
+{
+	if (s->task.emulate)
+		return (uint64) (uintptr_t) BufferGetPage(b);
+	return PgGpuSharedBufferDeviceAddr(b - 1);
+}
+
 /* Wait (interruptibly) until the slot's chunk is done, then drop its pins. */
 static void
 wait_slot(GpuAggState *s, int slot)
@@ -392,6 +443,85 @@ wait_slot(GpuAggState *s, int slot)
 }
 
 /*
+ * The leader's loop when parallel workers pin the pages: take published chunks,
+ * hand them to the GPU, and tell their workers to unpin once the GPU is done.
+ */
+static bool
+run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
+{
+	PgGpuPinCtx *ctx = s->pin_ctx;
+	int			owner[PG_GPU_AGG_SLOTS];
+	int			chunks = 0;
+	pg_gpu_error err;
+
+	for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
+		owner[e] = -1;
+	for (;;)
+	{
+		bool		progress = false;
+		bool		busy = false;
+
+		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
+			if (owner[e] >= 0 && pg_gpu_agg_slot_idle(s->agg, e))
+			{
+				PgGpuPinChunkDone(ctx, owner[e]);
+				owner[e] = -1;
+				progress = true;
+			}
+		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
+		{
+			PgGpuPinChunkView view;
+			pg_gpu_agg_slot buf;
+			int			idx;
+
+			if (owner[e] >= 0)
+			{
+				busy = true;
+				continue;
+			}
+			if ((idx = PgGpuPinTakeReady(ctx, &view)) < 0)
+				break;
+			progress = true;
+			if (view.npages == 0)
+			{
+				PgGpuPinChunkDone(ctx, idx);
+				continue;
+			}
+			if (pg_gpu_agg_slot_get(s->agg, e, &buf, &err) != PG_GPU_OK)
+				return give_up(s, fallback_for(err.status), err.message);
+			for (int i = 0; i < view.npages; i++)
+			{
+				buf.refs[i].addr = page_addr(s, view.buf[i]);
+				buf.refs[i].nlp = view.nlp[i];
+				buf.refs[i].vis_idx = view.vis_idx[i];
+			}
+			memcpy(buf.vis, view.vis, sizeof(uint32) * PG_GPU_VIS_WORDS * view.nvis);
+			owner[e] = idx;
+			busy = true;
+			if (pg_gpu_agg_submit(s->agg, e, view.npages, view.nvis, &err) != PG_GPU_OK)
+				return give_up(s, fallback_for(err.status), err.message);
+			chunks++;
+			if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
+				return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
+		}
+		lap(&s->t_pages, lapt);
+		if (!busy && PgGpuPinAllDelivered(ctx))
+			break;
+		if (!progress)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!busy)
+				PgGpuPinWait(ctx);
+		}
+		lap(&s->t_wait, lapt);
+	}
+	s->pin_ctx = NULL;
+	PgGpuPinWorkersFinish(ctx);
+	lap(&s->t_pages, lapt);
+	return true;
+}
+
+/*
  * Stream the table through the GPU.  Returns true with s->res filled, or false with
  * s->fb_reason set (engine released, pins dropped).
  */
@@ -407,6 +537,7 @@ run_on_gpu(GpuAggState *s)
 	BlockNumber blk = 0;
 	BufferAccessStrategy strategy = NULL;
 	RecentBuffers *rb = NULL;
+	pg_gpu_agg_slot probe;
 	int			slot = 0;
 	int			chunks = 0;
 	int			capacity;
@@ -435,9 +566,13 @@ run_on_gpu(GpuAggState *s)
 	 * copy small tables, and any table while registration is under way.
 	 */
 	nblocks = RelationGetNumberOfBlocks(rel);
-	s->registered = !s->task.emulate && pg_gpu_register_buffers &&
-		(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
-		PgGpuRegisterSharedBuffers(false);
+	if (s->task.emulate)
+		s->registered = pg_gpu_register_buffers &&
+			nblocks >= (BlockNumber) pg_gpu_register_min_pages;
+	else
+		s->registered = pg_gpu_register_buffers &&
+			(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
+			PgGpuRegisterSharedBuffers(false);
 	s->task.gather = s->registered ? 0 : 1;
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
@@ -456,6 +591,23 @@ run_on_gpu(GpuAggState *s)
 		strategy = GetAccessStrategy(BAS_BULKREAD);
 	else if (nblocks > 0)
 		rb = recent_buffers(rel, nblocks);
+
+	/* in place and big enough: let parallel workers do the pinning */
+	s->pin_workers = 0;
+	if (s->registered && strategy == NULL && pg_gpu_pin_workers > 0 &&
+		nblocks >= (BlockNumber) pg_gpu_pin_workers_min_pages &&
+		pg_gpu_agg_slot_get(s->agg, 0, &probe, &err) == PG_GPU_OK &&
+		probe.capacity >= PG_GPU_PIN_CHUNK_PAGES)
+	{
+		s->pin_ctx = PgGpuPinWorkersStart(rel, snapshot, nblocks, pg_gpu_pin_workers);
+		if (s->pin_ctx)
+		{
+			s->pin_workers = PgGpuPinWorkersLaunched(s->pin_ctx);
+			if (!run_chunks_from_workers(s, &lapt))
+				return false;
+			goto finish;
+		}
+	}
 
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		if (s->pins[i] == NULL)
@@ -498,29 +650,14 @@ run_on_gpu(GpuAggState *s)
 			ref->vis_idx = -1;
 			if (!PageIsAllVisible(page) || snapshot->takenDuringRecovery)
 			{
-				uint32	   *bits = buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS;
-				HeapTupleData tup;
-
-				memset(bits, 0, sizeof(uint32) * PG_GPU_VIS_WORDS);
-				tup.t_tableOid = RelationGetRelid(rel);
-				for (OffsetNumber off = FirstOffsetNumber; off <= nlp; off++)
-				{
-					ItemId		lpp = PageGetItemId(page, off);
-
-					if (!ItemIdIsNormal(lpp))
-						continue;
-					tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
-					tup.t_len = ItemIdGetLength(lpp);
-					ItemPointerSet(&tup.t_self, blk, off);
-					if (HeapTupleSatisfiesVisibility(&tup, snapshot, b))
-						bits[(off - 1) >> 5] |= 1u << ((off - 1) & 31);
-				}
+				PgGpuPageVisibility(rel, snapshot, b, blk, nlp,
+									buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS);
 				ref->vis_idx = nvis++;
 			}
 			if (s->registered)
 			{
 				LockBuffer(b, BUFFER_LOCK_UNLOCK);
-				ref->addr = PgGpuSharedBufferDeviceAddr(b - 1);
+				ref->addr = page_addr(s, b);
 				s->pins[slot][s->npins[slot]++] = b;
 			}
 			else
@@ -545,6 +682,7 @@ run_on_gpu(GpuAggState *s)
 	if (strategy)
 		FreeAccessStrategy(strategy);
 
+finish:
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, fallback_for(err.status), err.message);
@@ -659,6 +797,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
+		if (s->pin_workers > 0)
+			ExplainPropertyInteger("Pin Workers", NULL, s->pin_workers, es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);

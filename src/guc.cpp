@@ -31,6 +31,8 @@ int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_chunk_pages = 4096;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
+int			pg_gpu_pin_workers = 0;
+int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
@@ -89,6 +91,15 @@ PgGpuDefineGucs(void)
 							"Smallest table that makes a backend register the buffer pool with the GPU.",
 							"Registering costs tens of milliseconds per GB of shared_buffers, once per backend; smaller tables are copied.",
 							&pg_gpu_register_min_pages, 4096, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.pin_workers",
+							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",
+							"0 pins in the backend itself.",
+							&pg_gpu_pin_workers, 0, 0, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.pin_workers_min_pages",
+							"Smallest table for which pin workers are started.",
+							NULL, &pg_gpu_pin_workers_min_pages, 16384, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.expect_gpu",
 							 "Warns whenever a query planned for the GPU falls back to the CPU.",

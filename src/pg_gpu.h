@@ -20,6 +20,8 @@ extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
 extern int	pg_gpu_register_min_pages;
+extern int	pg_gpu_pin_workers;
+extern int	pg_gpu_pin_workers_min_pages;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;

@@ -1,0 +1,47 @@
+/*
+ * pin_workers.h — parallel workers that pin heap pages for the GPU (see
+ * pin_workers.cpp).  Include after postgres.h.
+ */
+#ifndef PG_GPU_PIN_WORKERS_H
+#define PG_GPU_PIN_WORKERS_H
+
+#include "storage/buf.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#define PG_GPU_PIN_CHUNK_PAGES 1024
+#define PG_GPU_PIN_SLOTS 24
+
+typedef struct PgGpuPinCtx PgGpuPinCtx;
+
+/* A published chunk, valid until PgGpuPinChunkDone. */
+typedef struct PgGpuPinChunkView
+{
+	int			npages;
+	int			nvis;
+	const Buffer *buf;
+	const uint16 *nlp;
+	const int32 *vis_idx;
+	const uint32 *vis;
+} PgGpuPinChunkView;
+
+/* Launch up to nworkers; NULL if none could start (the caller pins itself). */
+PgGpuPinCtx *PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks,
+								  int nworkers);
+int			PgGpuPinWorkersLaunched(PgGpuPinCtx *ctx);
+/* A ready chunk's slot number (and its contents), or -1 if none is ready now. */
+int			PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view);
+bool		PgGpuPinAllDelivered(PgGpuPinCtx *ctx);
+/* The GPU has finished with the chunk's pages: its worker may unpin them. */
+void		PgGpuPinChunkDone(PgGpuPinCtx *ctx, int chunk);
+/* Sleep briefly until some chunk changes state. */
+void		PgGpuPinWait(PgGpuPinCtx *ctx);
+void		PgGpuPinWorkersFinish(PgGpuPinCtx *ctx);
+/* Tell the workers to unpin and stop (the leader is giving up), then finish. */
+void		PgGpuPinWorkersAbort(PgGpuPinCtx *ctx);
+
+/* Visibility bitmap of one locked page for a snapshot (exec_agg.cpp). */
+void		PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
+								OffsetNumber nlp, uint32 *bits);
+
+#endif							/* PG_GPU_PIN_WORKERS_H */
