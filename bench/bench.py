@@ -37,7 +37,7 @@ def psql(sql, db="postgres", capture=True):
 # a warm session: CUDA started and the buffer pool registered
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
-BREAKDOWN = ("Planning Time", "Execution Time", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
+BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched")
 
 
@@ -88,6 +88,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--pin-workers", default="auto",
+                    help="pg_gpu.pin_workers for the GPU runs; 'auto' measures 0/2/4/8/12 on Q1 and takes the fastest")
     ap.add_argument("--variants", action="store_true",
                     help="Q1 under chunk sizes and page-access modes, CPU time per page")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -111,6 +113,31 @@ def main():
        f"shared_buffers {psql('SHOW shared_buffers').strip()}")
     pr(f"table t: {a.rows:,} rows, {nbytes / 1e9:.2f} GB ({nbytes // 8192:,} pages), loaded in {load_s:.0f} s")
     pr()
+    gpu_set = []
+    if a.pin_workers == "auto":
+        pr("### Q1 by number of pin workers (pg_gpu forced)")
+        pr()
+        pr("| pin workers | ms (median of 3 sessions) | CPU page time ms | GPU time ms | wait ms |")
+        pr("|---|---|---|---|---|")
+        best = None
+        for w in (0, 2, 4, 8, 12):
+            allruns = []
+            for _ in range(3):
+                ms, _, ex = timed(["pg_gpu.force = on", f"pg_gpu.pin_workers = {w}",
+                                   "pg_gpu.pin_workers_min_pages = 16384"], Q["Q1"].format(t="t"),
+                                  a.reps, stat=lambda r: r)
+                allruns += ms
+            med = statistics.median(allruns)
+            pr(f"| {ex.get('Pin Workers', '0') if w else 0} of {w} | {med:.1f} | {ex.get('CPU Page Time', '?')} | "
+               f"{ex.get('GPU Time', '?')} | {ex.get('CPU Wait Time', '?')} |")
+            if best is None or med < best[1]:
+                best = (w, med)
+        pr()
+        pr(f"pin workers used below: {best[0]}")
+        pr()
+        gpu_set = [f"pg_gpu.pin_workers = {best[0]}"]
+    elif a.pin_workers:
+        gpu_set = [f"pg_gpu.pin_workers = {a.pin_workers}"]
     pr("| query | PG serial ms | PG 8 workers ms | pg_gpu ms | vs serial | vs parallel | GB/s (of 55 PCIe) | GPU kernel ms | plan |")
     pr("|---|---|---|---|---|---|---|---|---|")
     for name, q in Q.items():
@@ -121,7 +148,7 @@ def main():
         for _ in range(3):
             for key, st in (("ser", ["max_parallel_workers_per_gather = 0", "pg_gpu.enabled = off"]),
                             ("par", ["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"]),
-                            ("gpu", ["pg_gpu.enabled = on"])):
+                            ("gpu", ["pg_gpu.enabled = on"] + gpu_set)):
                 ms, where, ex = timed(st, q, a.reps, stat=lambda r: r)
                 runs[key] += ms
                 if key == "par":
@@ -173,9 +200,9 @@ def main():
             cpu = dflt = forced = float("inf")
             for _ in range(rounds):
                 cpu = min(cpu, timed(["pg_gpu.enabled = off"], q, reps, stat=min)[0])
-                d, where, _ = timed(["pg_gpu.enabled = on"], q, reps, stat=min)
+                d, where, _ = timed(["pg_gpu.enabled = on"] + gpu_set, q, reps, stat=min)
                 dflt = min(dflt, d)
-                f, _, exf = timed(["pg_gpu.force = on"], q, reps, stat=min)
+                f, _, exf = timed(["pg_gpu.force = on"] + gpu_set, q, reps, stat=min)
                 forced = min(forced, f)
             bd = " / ".join(exf.get(k, "?").replace(" ms", "") for k in
                             ("GPU Time", "CPU Page Time", "CPU Wait Time", "CPU Setup Time", "Finish Time"))
