@@ -505,6 +505,9 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 				return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
 		}
 		lap(&s->t_pages, lapt);
+		/* every engine slot counts, not only those the submit loop reached */
+		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
+			busy |= (owner[e] >= 0);
 		if (!busy && PgGpuPinAllDelivered(ctx))
 			break;
 		if (!progress)
