@@ -31,7 +31,7 @@ int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_chunk_pages = 4096;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
-int			pg_gpu_pin_workers = 0;
+int			pg_gpu_pin_workers = 8;
 int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
@@ -95,7 +95,7 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.pin_workers",
 							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",
 							"0 pins in the backend itself.",
-							&pg_gpu_pin_workers, 0, 0, 64,
+							&pg_gpu_pin_workers, 8, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers_min_pages",
 							"Smallest table for which pin workers are started.",
