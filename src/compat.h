@@ -2,7 +2,7 @@
  * compat.h — every PostgreSQL-version condition lives here.
  *
  * pg_gpu targets PostgreSQL 15.  The aggregate state formats it produces
- * (numericvar_serialize layouts, see exec_agg_states.cpp) are those of 15.x.
+ * (numericvar_serialize layouts, see agg_catalog.cpp and docs/pg15_aggregate_states.md) are those of 15.x.
  */
 #ifndef PG_GPU_COMPAT_H
 #define PG_GPU_COMPAT_H
