@@ -405,6 +405,27 @@ PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk
 }
 
 /*
+ * Inspect a pinned, share-locked heap page for the GPU: its line-pointer count (0:
+ * nothing to send) and, unless it is all-visible for this snapshot, its visibility
+ * bitmap in *bits (*has_bits set).  Used by the backend and by the pin workers.
+ */
+OffsetNumber
+PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
+				 uint32 *bits, bool *has_bits)
+{
+	Page		page = BufferGetPage(buf);
+	OffsetNumber nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
+
+	*has_bits = false;
+	if (nlp > 0 && (!PageIsAllVisible(page) || snapshot->takenDuringRecovery))
+	{
+		PgGpuPageVisibility(rel, snapshot, buf, blk, nlp, bits);
+		*has_bits = true;
+	}
+	return nlp;
+}
+
+/*
  * Address the engine reads a pinned buffer at: the device address in the
  * registered pool, or, when the engine is emulated, the page itself (shared
  * memory has the same address in every backend).
@@ -634,6 +655,7 @@ run_on_gpu(GpuAggState *s)
 			Buffer		b;
 			Page		page;
 			OffsetNumber nlp;
+			bool		has_bits;
 			pg_gpu_page_ref *ref;
 
 			CHECK_FOR_INTERRUPTS();
@@ -642,7 +664,8 @@ run_on_gpu(GpuAggState *s)
 			b = pin_block(rel, blk, strategy, rb);
 			LockBuffer(b, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(b);
-			nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
+			nlp = PgGpuInspectPage(rel, snapshot, b, blk,
+								   buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
 			if (nlp == 0)
 			{
 				UnlockReleaseBuffer(b);
@@ -650,13 +673,7 @@ run_on_gpu(GpuAggState *s)
 			}
 			ref = &buf.refs[npages];
 			ref->nlp = nlp;
-			ref->vis_idx = -1;
-			if (!PageIsAllVisible(page) || snapshot->takenDuringRecovery)
-			{
-				PgGpuPageVisibility(rel, snapshot, b, blk, nlp,
-									buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS);
-				ref->vis_idx = nvis++;
-			}
+			ref->vis_idx = has_bits ? nvis++ : -1;
 			if (s->registered)
 			{
 				LockBuffer(b, BUFFER_LOCK_UNLOCK);

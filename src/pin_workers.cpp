@@ -97,14 +97,14 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 	for (BlockNumber blk = start; blk < end; blk++)
 	{
 		Buffer		b;
-		Page		page;
 		OffsetNumber nlp;
+		bool		has_bits;
 
 		CHECK_FOR_INTERRUPTS();
 		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(b, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(b);
-		nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
+		nlp = PgGpuInspectPage(rel, snapshot, b, blk,
+							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
 		if (nlp == 0)
 		{
 			UnlockReleaseBuffer(b);
@@ -112,14 +112,7 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		}
 		c->buf[n] = b;
 		c->nlp[n] = nlp;
-		c->vis_idx[n] = -1;
-		if (!PageIsAllVisible(page) || snapshot->takenDuringRecovery)
-		{
-			c->vis_idx[n] = nvis;
-			PgGpuPageVisibility(rel, snapshot, b, blk, nlp,
-								c->vis + (size_t) nvis * PG_GPU_VIS_WORDS);
-			nvis++;
-		}
+		c->vis_idx[n] = has_bits ? nvis++ : -1;
 		LockBuffer(b, BUFFER_LOCK_UNLOCK);
 		n++;
 	}

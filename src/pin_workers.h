@@ -40,6 +40,10 @@ void		PgGpuPinWorkersFinish(PgGpuPinCtx *ctx);
 /* Tell the workers to unpin and stop (the leader is giving up), then finish. */
 void		PgGpuPinWorkersAbort(PgGpuPinCtx *ctx);
 
+/* Line pointers and, unless all-visible, visibility bitmap of a locked page. */
+OffsetNumber PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
+							  uint32 *bits, bool *has_bits);
+
 /* Visibility bitmap of one locked page for a snapshot (exec_agg.cpp). */
 void		PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
 								OffsetNumber nlp, uint32 *bits);
