@@ -176,7 +176,7 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 			}
 		if (slot < 0)
 		{
-			ConditionVariableTimedSleep(&ps->cv, 10, WAIT_EVENT_PARALLEL_FINISH);
+			ConditionVariableTimedSleep(&ps->cv, 10, PG_WAIT_EXTENSION);
 			continue;
 		}
 		BlockNumber start = pg_atomic_fetch_add_u32(&ps->next_block, PG_GPU_PIN_CHUNK_PAGES);
@@ -298,7 +298,7 @@ PgGpuPinChunkDone(PgGpuPinCtx *ctx, int chunk)
 void
 PgGpuPinWait(PgGpuPinCtx *ctx)
 {
-	ConditionVariableTimedSleep(&ctx->shared->cv, 1, WAIT_EVENT_PARALLEL_FINISH);
+	ConditionVariableTimedSleep(&ctx->shared->cv, 1, PG_WAIT_EXTENSION);
 	ConditionVariableCancelSleep();
 }
 
