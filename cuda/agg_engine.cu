@@ -24,6 +24,7 @@
 #include "agg_host.h"
 #include "agg_state.cuh"
 #include "engine_internal.cuh"
+#include "group.cuh"
 #include "heap_deform.cuh"
 
 namespace pg_gpu {
@@ -37,7 +38,6 @@ static_assert(PG_GPU_BLCKSZ % (16 * kThreads) == 0, "page load must tile the blo
 struct Slot
 {
 	cudaStream_t stream = nullptr;
-	cudaEvent_t start = nullptr;
 	cudaEvent_t done = nullptr;
 	bool		busy = false;
 	pg_gpu_page_ref *h_refs = nullptr;
@@ -77,8 +77,8 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	unsigned long long nrows = 0;
 	const int	tid = threadIdx.x;
 
-	for (int c = 0; c < task.ncols; c++)
-		state_init(st[c], task.cols[c].type);
+	for (int c = 0; c < task.ninputs; c++)
+		state_init(st[c], task.inputs[c].type);
 
 	for (int p = blockIdx.x; p < npages; p += gridDim.x)
 	{
@@ -112,13 +112,15 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 			uint32_t	off = PG_GPU_LP_OFF(w);
 			uint32_t	len = PG_GPU_LP_LEN(w);
 
-			if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ ||
-				!accum_tuple(pg + off, len, task, st))
+			int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+				? TUP_BAD : accum_tuple(pg + off, len, task, st);
+
+			if (r < 0)
 			{
-				atomicCAS(err, 0, (int) PG_GPU_BAD_PAGE);
+				atomicCAS(err, 0, (int) (r == TUP_BAD ? PG_GPU_BAD_PAGE : PG_GPU_EXPR_ERROR));
 				continue;
 			}
-			nrows++;
+			nrows += r;
 		}
 		__syncthreads();
 	}
@@ -127,9 +129,9 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		atomicAdd(rows, nrows);
 
 	/* merge thread states column by column up a shared-memory tree */
-	for (int c = 0; c < task.ncols; c++)
+	for (int c = 0; c < task.ninputs; c++)
 	{
-		int			t = task.cols[c].type;
+		int			t = task.inputs[c].type;
 
 		red[tid] = st[c];
 		__syncthreads();
@@ -140,8 +142,201 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 			__syncthreads();
 		}
 		if (tid == 0)
-			state_merge(partials[blockIdx.x * task.ncols + c], red[0], t);
+			state_merge(partials[blockIdx.x * task.ninputs + c], red[0], t);
 		__syncthreads();
+	}
+}
+
+/* ---- GROUP BY ------------------------------------------------------------ */
+
+constexpr int kGroupThreads = 512;
+constexpr int kGroupPages = kGroupThreads / kThreads;	/* pages per block step */
+constexpr size_t kGroupSmemBudget = 200 * 1024;
+constexpr int64_t kSmemGroupsMax = 4096;	/* above this, no per-block tables */
+
+/*
+ * Each block takes kGroupPages pages at a time, one per 128-thread group.  A row's
+ * key goes to the block's shared-memory table while that has room (at most half
+ * full), else straight to the global table; the block merges its shared table into
+ * the global one when it is done.
+ */
+__global__ void __launch_bounds__(kGroupThreads)
+group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
+				   const char *staging, const __grid_constant__ pg_gpu_agg_task task,
+				   uint64_t *tab, uint64_t mask, uint64_t *inserted, int smem_cap,
+				   unsigned long long *rows, int *err)
+{
+	extern __shared__ uint4 dyn[];
+	__shared__ group_layout L;
+	__shared__ uint64_t sfill;
+	uint4	   *pages = dyn;
+	uint64_t   *stab = (uint64_t *) (dyn + kGroupPages * (PG_GPU_BLCKSZ / 16));
+	const int	tid = threadIdx.x;
+	const int	sub = tid / kThreads;
+	const int	lt = tid % kThreads;
+	unsigned long long nrows = 0;
+
+	if (tid == 0)
+	{
+		make_group_layout(task, L);
+		sfill = 0;
+	}
+	__syncthreads();
+	for (int i = tid; i < smem_cap * L.words; i += kGroupThreads)
+		stab[i] = 0;
+	__syncthreads();
+
+	for (int p0 = blockIdx.x * kGroupPages; p0 < npages; p0 += gridDim.x * kGroupPages)
+	{
+		int			p = p0 + sub;
+		uint4	   *page = pages + sub * (PG_GPU_BLCKSZ / 16);
+
+		if (p < npages)
+		{
+			const uint4 *src = staging
+				? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
+				: (const uint4 *) (uintptr_t) refs[p].addr;
+			uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
+
+#pragma unroll
+			for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+				v[k] = src[lt + k * kThreads];
+#pragma unroll
+			for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+				page[lt + k * kThreads] = v[k];
+		}
+		__syncthreads();
+		if (p < npages)
+		{
+			pg_gpu_page_ref ref = refs[p];
+			const uint8_t *pg = (const uint8_t *) page;
+			const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
+			const uint32_t *pvis = ref.vis_idx >= 0
+				? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
+
+			for (int i = lt; i < ref.nlp; i += kThreads)
+			{
+				uint32_t	w = lps[i];
+
+				if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+					continue;
+				if (pvis && !((pvis[i >> 5] >> (i & 31)) & 1))
+					continue;
+				uint32_t	off = PG_GPU_LP_OFF(w);
+				uint32_t	len = PG_GPU_LP_LEN(w);
+				pval		in[PG_GPU_MAX_AGG_COLS];
+				pval		keys[PG_GPU_MAX_KEYS];
+				uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+				int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+					? TUP_BAD : eval_tuple(pg + off, len, task, in, keys);
+
+				if (r < 0)
+				{
+					atomicCAS(err, 0, (int) (r == TUP_BAD ? PG_GPU_BAD_PAGE : PG_GPU_EXPR_ERROR));
+					continue;
+				}
+				if (r == TUP_SKIP)
+					continue;
+				row_key(task, keys, kw);
+				uint64_t	h = key_hash(kw, task.nkeys);
+				int64_t		ix = -1;
+				uint64_t   *e = nullptr;
+
+				if (smem_cap > 0)
+				{
+					ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, kw, h,
+												&sfill, (uint64_t) smem_cap / 2, nullptr);
+					if (ix >= 0)
+						e = stab + ix * L.words;
+				}
+				if (ix < 0)
+				{
+					ix = group_find<DevAtomics>(tab, mask, task, L, kw, h, nullptr, 0, inserted);
+					if (ix < 0)
+					{
+						atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+						continue;
+					}
+					e = tab + ix * L.words;
+				}
+				group_accum<DevAtomics>(e, task, L, in);
+				nrows++;
+			}
+		}
+		__syncthreads();
+	}
+
+	/* merge the block's shared table into the global one */
+	for (int i = tid; i < smem_cap; i += kGroupThreads)
+	{
+		const uint64_t *s = stab + (size_t) i * L.words;
+		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+
+		if (s[kWStatus] == 0)
+			continue;
+		kw[0] = s[kWNulls];
+		for (int k = 0; k < task.nkeys; k++)
+			kw[1 + k] = s[kWKeys + k];
+		int64_t		ix = group_find<DevAtomics>(tab, mask, task, L, kw,
+												key_hash(kw, task.nkeys), nullptr, 0,
+												inserted);
+
+		if (ix < 0)
+		{
+			atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+			continue;
+		}
+		group_merge<DevAtomics>(tab + ix * L.words, s, task, L);
+	}
+	if (nrows)
+		atomicAdd(rows, nrows);
+}
+
+/* Move every entry of a table into a larger, empty one (keys are unique). */
+__global__ void
+group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64_t mask,
+					int words, int nkeys)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < old_cap;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		const uint64_t *s = old + i * words;
+		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+
+		if (s[kWStatus] == 0)
+			continue;
+		kw[0] = s[kWNulls];
+		for (int k = 0; k < nkeys; k++)
+			kw[1 + k] = s[kWKeys + k];
+		uint64_t	h = key_hash(kw, nkeys);
+
+		for (uint64_t j = h & mask;; j = (j + 1) & mask)
+			if (atomicCAS((unsigned long long *) &tab[j * words], 0ULL,
+						  (unsigned long long) s[kWStatus]) == 0)
+			{
+				for (int w = 1; w < words; w++)
+					tab[j * words + w] = s[w];
+				break;
+			}
+	}
+}
+
+/* Copy the occupied entries into a dense array. */
+__global__ void
+group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out,
+					 unsigned long long *pos)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < cap;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		const uint64_t *s = tab + i * words;
+
+		if (s[kWStatus] == 0)
+			continue;
+		unsigned long long at = atomicAdd(pos, 1ULL);
+
+		for (int w = 0; w < words; w++)
+			out[at * words + w] = s[w];
 	}
 }
 
@@ -163,7 +358,72 @@ struct pg_gpu_agg
 	uint64_t	bytes = 0;
 	int64_t		chunks = 0;
 	int64_t		pages = 0;
+
+	/* GROUP BY */
+	bool		grouped = false;
+	group_layout layout;
+	uint64_t   *d_tab = nullptr;
+	uint64_t	cap = 0;		/* entries, a power of two */
+	uint64_t   *d_inserted = nullptr;	/* groups in the global table */
+	uint64_t	bound = 0;		/* upper bound of groups once queued work is done */
+	int			smem_cap = 0;
+	size_t		dyn_smem = 0;
+	int			group_blocks = 0;
+	int			grows = 0;
+	uint64_t   *h_groups = nullptr;	/* after finish: ngroups dense entries */
+	int64_t		ngroups = 0;
 };
+
+static uint64_t
+pow2_at_least(uint64_t v)
+{
+	uint64_t	c = 1;
+
+	while (c < v)
+		c <<= 1;
+	return c;
+}
+
+static pg_gpu_status
+group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	int64_t		hint = t.groups_hint > 0 ? t.groups_hint : 1;
+	size_t		entry = sizeof(uint64_t) * agg->layout.words;
+	size_t		pages = (size_t) kGroupPages * PG_GPU_BLCKSZ;
+	int			per_sm = 0;
+	pg_gpu_status st;
+
+	agg->smem_cap = 0;
+	if (hint <= kSmemGroupsMax)
+	{
+		uint64_t	c = pow2_at_least(2 * (uint64_t) hint);
+
+		if (c < 64)
+			c = 64;
+		while (c > 64 && pages + c * entry > kGroupSmemBudget)
+			c >>= 1;
+		if (pages + c * entry <= kGroupSmemBudget)
+			agg->smem_cap = (int) c;
+	}
+	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry;
+	PG_GPU_TRY(err, cudaFuncSetAttribute(group_pages_kernel,
+										 cudaFuncAttributeMaxDynamicSharedMemorySize,
+										 (int) agg->dyn_smem));
+	PG_GPU_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, group_pages_kernel,
+																   kGroupThreads, agg->dyn_smem));
+	agg->group_blocks = sms * (per_sm > 0 ? per_sm : 1);
+
+	agg->cap = pow2_at_least(2 * (uint64_t) hint + (uint64_t) hint / 2);
+	if (agg->cap < 4096)
+		agg->cap = 4096;
+	if ((st = device_alloc(agg->cap * entry, (void **) &agg->d_tab, err)) != PG_GPU_OK ||
+		(st = device_alloc(sizeof(uint64_t), (void **) &agg->d_inserted, err)) != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaMemset(agg->d_tab, 0, agg->cap * entry));
+	PG_GPU_TRY(err, cudaMemset(agg->d_inserted, 0, sizeof(uint64_t)));
+	return PG_GPU_OK;
+}
 
 static pg_gpu_status
 agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
@@ -171,11 +431,15 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 	const pg_gpu_agg_task &t = agg->task;
 	int			dev = 0,
 				sms = 0;
+	int			nin = t.ninputs ? t.ninputs : 1;
+	pg_gpu_status st;
 
 	PG_GPU_TRY(err, cudaGetDevice(&dev));
 	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	agg->max_blocks = sms * kBlocksPerSm;
 	agg->capacity = t.chunk_pages;
+	if (agg->grouped && (st = group_setup(agg, sms, err)) != PG_GPU_OK)
+		return st;
 
 	/*
 	 * Under a device memory cap, shrink the chunk so that every slot's buffers fit
@@ -194,9 +458,11 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 			return c;
 		};
 		size_t		fixed = PG_GPU_AGG_SLOTS *
-			(pow2(sizeof(pg_gpu_col_state) * agg->max_blocks * (t.ncols ? t.ncols : 1)) +
+			(pow2(sizeof(pg_gpu_col_state) * agg->max_blocks * nin) +
 			 pow2(sizeof(unsigned long long) + sizeof(int)));
 
+		if (agg->grouped)
+			fixed += pow2(agg->cap * sizeof(uint64_t) * agg->layout.words) + 4096;
 		while (agg->capacity > 1)
 		{
 			size_t		per_slot = pow2(sizeof(pg_gpu_page_ref) * agg->capacity) +
@@ -213,20 +479,18 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 
 	size_t		refs_bytes = sizeof(pg_gpu_page_ref) * agg->capacity;
 	size_t		vis_bytes = sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity;
-	size_t		part_bytes = sizeof(pg_gpu_col_state) * agg->max_blocks * (t.ncols ? t.ncols : 1);
+	size_t		part_bytes = sizeof(pg_gpu_col_state) * agg->max_blocks * nin;
 
 	for (Slot &s : agg->slots)
 	{
-		pg_gpu_status st;
-
 		PG_GPU_TRY(err, cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
 		PG_GPU_TRY(err, cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
-		PG_GPU_TRY(err, cudaEventCreate(&s.start));
 		if ((st = pinned_alloc(refs_bytes, (void **) &s.h_refs, err)) != PG_GPU_OK ||
 			(st = pinned_alloc(vis_bytes, (void **) &s.h_vis, err)) != PG_GPU_OK ||
 			(st = device_alloc(refs_bytes, (void **) &s.d_refs, err)) != PG_GPU_OK ||
 			(st = device_alloc(vis_bytes, (void **) &s.d_vis, err)) != PG_GPU_OK ||
-			(st = device_alloc(part_bytes, (void **) &s.d_partials, err)) != PG_GPU_OK ||
+			(!agg->grouped &&
+			 (st = device_alloc(part_bytes, (void **) &s.d_partials, err)) != PG_GPU_OK) ||
 			(st = device_alloc(sizeof(unsigned long long) + sizeof(int),
 							   (void **) &s.d_rows, err)) != PG_GPU_OK)
 			return st;
@@ -239,13 +503,52 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 				(st = device_alloc(page_bytes, (void **) &s.d_pages, err)) != PG_GPU_OK)
 				return st;
 		}
-		int			n = agg->max_blocks * (t.ncols ? t.ncols : 1);
+		int			n = agg->grouped ? 0 : agg->max_blocks * nin;
 
-		init_partials_kernel<<<(n + 255) / 256, 256, 0, s.stream>>>(s.d_partials, n,
-																	s.d_rows, s.d_err);
+		init_partials_kernel<<<(n + 255) / 256 + 1, 256, 0, s.stream>>>(s.d_partials, n,
+																		s.d_rows, s.d_err);
 		PG_GPU_TRY(err, cudaGetLastError());
 	}
 	return PG_GPU_OK;
+}
+
+static bool
+valid_expr(const pg_gpu_agg_task *t, const pg_gpu_expr &e, bool required)
+{
+	if (e.len == 0)
+		return !required;
+	return e.start + e.len <= t->nprog && e.start + e.len <= PG_GPU_MAX_PROG;
+}
+
+static bool
+valid_task(const pg_gpu_agg_task *t)
+{
+	if (t->ncols < 0 || t->ncols > PG_GPU_MAX_COLS ||
+		t->ninputs < 0 || t->ninputs > PG_GPU_MAX_AGG_COLS ||
+		t->nkeys < 0 || t->nkeys > PG_GPU_MAX_KEYS ||
+		t->nprog < 0 || t->nprog > PG_GPU_MAX_PROG ||
+		t->natts < 0 || t->natts > PG_GPU_MAX_DEFORM_ATTS || t->chunk_pages <= 0)
+		return false;
+	for (int c = 0; c < t->ncols; c++)
+		if (t->cols[c].attidx >= t->natts ||
+			(c > 0 && t->cols[c].attidx <= t->cols[c - 1].attidx))
+			return false;
+	for (int i = 0; i < t->nprog; i++)
+	{
+		const pg_gpu_instr &in = t->prog[i];
+
+		if ((in.op == PG_GPU_OP_COL && in.a >= t->ncols) ||
+			(in.op == PG_GPU_OP_CONST && in.a >= PG_GPU_MAX_CONSTS) ||
+			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
+			return false;
+	}
+	for (int i = 0; i < t->ninputs; i++)
+		if (!valid_expr(t, t->inputs[i], true))
+			return false;
+	for (int k = 0; k < t->nkeys; k++)
+		if (!valid_expr(t, t->keys[k], true))
+			return false;
+	return valid_expr(t, t->filter, false);
 }
 
 extern "C" pg_gpu_agg *
@@ -253,19 +556,11 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
 	if (!task->emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
 		return nullptr;
-	if (task->ncols < 0 || task->ncols > PG_GPU_MAX_AGG_COLS ||
-		task->natts < 0 || task->natts > PG_GPU_MAX_DEFORM_ATTS || task->chunk_pages <= 0)
+	if (!valid_task(task))
 	{
 		set_error(err, PG_GPU_INVALID_TASK, "invalid aggregation task");
 		return nullptr;
 	}
-	for (int c = 0; c < task->ncols; c++)
-		if (task->cols[c].attidx >= task->natts ||
-			(c > 0 && task->cols[c].attidx <= task->cols[c - 1].attidx))
-		{
-			set_error(err, PG_GPU_INVALID_TASK, "invalid aggregation column list");
-			return nullptr;
-		}
 
 	pg_gpu_agg *agg = new (std::nothrow) pg_gpu_agg();
 
@@ -275,6 +570,8 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return nullptr;
 	}
 	agg->task = *task;
+	agg->grouped = task->nkeys > 0;
+	make_group_layout(agg->task, agg->layout);
 	if (task->emulate)
 	{
 		agg->host = host_agg_begin(task, err);
@@ -326,6 +623,48 @@ pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_erro
 	return PG_GPU_OK;
 }
 
+/*
+ * Before queueing a chunk of up to `tuples` rows: make sure the global table can
+ * take that many new groups at a load of at most one half.  The bound counts every
+ * queued row as a possible new group; only when it would pass the limit do we wait
+ * for the GPU, read the real group count, and enlarge the table if needed.
+ */
+static pg_gpu_status
+group_reserve(pg_gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
+{
+	if (agg->bound + tuples <= agg->cap / 2)
+	{
+		agg->bound += tuples;
+		return PG_GPU_OK;
+	}
+	for (Slot &s : agg->slots)
+		PG_GPU_TRY(err, cudaStreamSynchronize(s.stream));
+	uint64_t	groups = 0;
+
+	PG_GPU_TRY(err, cudaMemcpy(&groups, agg->d_inserted, sizeof(groups), cudaMemcpyDeviceToHost));
+	agg->bound = groups + tuples;
+	if (agg->bound <= agg->cap / 2)
+		return PG_GPU_OK;
+
+	size_t		entry = sizeof(uint64_t) * agg->layout.words;
+	uint64_t	cap = pow2_at_least(4 * agg->bound);
+	uint64_t   *tab = nullptr;
+	pg_gpu_status st;
+
+	if ((st = device_alloc(cap * entry, (void **) &tab, err)) != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaMemset(tab, 0, cap * entry));
+	group_rehash_kernel<<<agg->max_blocks, 256>>>(agg->d_tab, agg->cap, tab, cap - 1,
+												  agg->layout.words, agg->task.nkeys);
+	PG_GPU_TRY(err, cudaGetLastError());
+	PG_GPU_TRY(err, cudaDeviceSynchronize());
+	device_free(agg->d_tab);
+	agg->d_tab = tab;
+	agg->cap = cap;
+	agg->grows++;
+	return PG_GPU_OK;
+}
+
 extern "C" pg_gpu_status
 pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
 {
@@ -338,7 +677,16 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 	if (npages > agg->capacity || nvis > npages || s.busy)
 		return set_error(err, PG_GPU_INVALID_TASK, "bad chunk submission");
 
-	PG_GPU_TRY(err, cudaEventRecord(s.start, s.stream));
+	if (agg->grouped)
+	{
+		uint64_t	tuples = 0;
+		pg_gpu_status st;
+
+		for (int p = 0; p < npages; p++)
+			tuples += s.h_refs[p].nlp;
+		if ((st = group_reserve(agg, tuples, err)) != PG_GPU_OK)
+			return st;
+	}
 	if (!agg->started)
 	{
 		PG_GPU_TRY(err, cudaEventRecord(agg->first_start, s.stream));
@@ -357,12 +705,25 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 										(size_t) PG_GPU_BLCKSZ * npages,
 										cudaMemcpyHostToDevice, s.stream));
 
-	int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
+	const char *staging = agg->task.gather ? s.d_pages : nullptr;
 
-	agg_pages_kernel<<<blocks, kThreads, 0, s.stream>>>(s.d_refs, npages, s.d_vis,
-														agg->task.gather ? s.d_pages : nullptr,
-														agg->task, s.d_partials,
-														s.d_rows, s.d_err);
+	if (agg->grouped)
+	{
+		int			steps = (npages + kGroupPages - 1) / kGroupPages;
+		int			blocks = steps < agg->group_blocks ? steps : agg->group_blocks;
+
+		group_pages_kernel<<<blocks, kGroupThreads, agg->dyn_smem, s.stream>>>(
+			s.d_refs, npages, s.d_vis, staging, agg->task, agg->d_tab, agg->cap - 1,
+			agg->d_inserted, agg->smem_cap, s.d_rows, s.d_err);
+	}
+	else
+	{
+		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
+
+		agg_pages_kernel<<<blocks, kThreads, 0, s.stream>>>(s.d_refs, npages, s.d_vis,
+															staging, agg->task, s.d_partials,
+															s.d_rows, s.d_err);
+	}
 	PG_GPU_TRY(err, cudaGetLastError());
 	PG_GPU_TRY(err, cudaEventRecord(s.done, s.stream));
 	PG_GPU_TRY(err, cudaEventRecord(agg->last_done, s.stream));
@@ -382,34 +743,70 @@ pg_gpu_agg_all_idle(pg_gpu_agg *agg)
 	return 1;
 }
 
+/* Grouped: copy the table's groups, densely, to host memory. */
+static pg_gpu_status
+group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	size_t		entry = sizeof(uint64_t) * agg->layout.words;
+	uint64_t	groups = 0;
+	uint64_t   *d_out = nullptr;
+	unsigned long long *d_pos = nullptr;
+	pg_gpu_status st;
+
+	PG_GPU_TRY(err, cudaMemcpy(&groups, agg->d_inserted, sizeof(groups), cudaMemcpyDeviceToHost));
+	agg->ngroups = (int64_t) groups;
+	res->ngroups = agg->ngroups;
+	res->grows = agg->grows;
+	if (groups == 0)
+		return PG_GPU_OK;
+	if ((st = device_alloc(groups * entry, (void **) &d_out, err)) != PG_GPU_OK)
+		return st;
+	if ((st = device_alloc(sizeof(unsigned long long), (void **) &d_pos, err)) != PG_GPU_OK ||
+		(st = pinned_alloc(groups * entry, (void **) &agg->h_groups, err)) != PG_GPU_OK)
+	{
+		device_free(d_out);
+		device_free(d_pos);
+		return st;
+	}
+	cudaMemset(d_pos, 0, sizeof(unsigned long long));
+	group_compact_kernel<<<agg->max_blocks, 256>>>(agg->d_tab, agg->cap, agg->layout.words,
+												   d_out, d_pos);
+	cudaError_t rc = cudaMemcpy(agg->h_groups, d_out, groups * entry, cudaMemcpyDeviceToHost);
+
+	device_free(d_out);
+	device_free(d_pos);
+	if (rc != cudaSuccess)
+		return from_cuda(err, rc, "cudaMemcpy groups");
+	return PG_GPU_OK;
+}
+
 extern "C" pg_gpu_status
 pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = agg->task;
-	int			ncols = t.ncols;
-	size_t		nparts = (size_t) agg->max_blocks * (ncols ? ncols : 1);
+	int			nin = t.ninputs;
+	size_t		nparts = (size_t) agg->max_blocks * (nin ? nin : 1);
 	pg_gpu_col_state *h_parts = nullptr;
 	pg_gpu_status st;
 
 	if (agg->host)
-	{
-		host_agg_finish(agg->host, res);
-		return PG_GPU_OK;
-	}
+		return host_agg_finish(agg->host, res, err);
 	memset(res, 0, sizeof(*res));
-	for (int c = 0; c < ncols; c++)
-		state_init(res->cols[c], t.cols[c].type);
+	for (int c = 0; c < nin; c++)
+		state_init(res->cols[c], t.inputs[c].type);
 
 	PG_GPU_TRY(err, cudaDeviceSynchronize());
-	if ((st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
+	if (!agg->grouped &&
+		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
 		return st;
 	for (Slot &s : agg->slots)
 	{
 		unsigned long long rows = 0;
 		int			kerr = 0;
 
-		if (cudaMemcpy(h_parts, s.d_partials, nparts * sizeof(pg_gpu_col_state),
-					   cudaMemcpyDeviceToHost) != cudaSuccess ||
+		if ((!agg->grouped &&
+			 cudaMemcpy(h_parts, s.d_partials, nparts * sizeof(pg_gpu_col_state),
+						cudaMemcpyDeviceToHost) != cudaSuccess) ||
 			cudaMemcpy(&rows, s.d_rows, sizeof(rows), cudaMemcpyDeviceToHost) != cudaSuccess ||
 			cudaMemcpy(&kerr, s.d_err, sizeof(kerr), cudaMemcpyDeviceToHost) != cudaSuccess)
 		{
@@ -419,13 +816,19 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		if (kerr != 0)
 		{
 			pinned_free(h_parts);
+			if (kerr == PG_GPU_EXPR_ERROR)
+				return set_error(err, PG_GPU_EXPR_ERROR,
+								 "an expression raised an error on the GPU");
+			if (kerr == PG_GPU_INVALID_TASK)
+				return set_error(err, PG_GPU_INVALID_TASK, "the GPU hash table overflowed");
 			return set_error(err, (pg_gpu_status) kerr,
 							 "the GPU met a heap page it cannot decode");
 		}
 		res->nrows += (int64_t) rows;
-		for (int b = 0; b < agg->max_blocks; b++)
-			for (int c = 0; c < ncols; c++)
-				state_merge(res->cols[c], h_parts[(size_t) b * ncols + c], t.cols[c].type);
+		if (!agg->grouped)
+			for (int b = 0; b < agg->max_blocks; b++)
+				for (int c = 0; c < nin; c++)
+					state_merge(res->cols[c], h_parts[(size_t) b * nin + c], t.inputs[c].type);
 	}
 	pinned_free(h_parts);
 
@@ -434,10 +837,27 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	if (agg->started && cudaEventElapsedTime(&ms, agg->first_start, agg->last_done) == cudaSuccess)
 		res->gpu_ms = ms;
 	(void) cudaGetLastError();
+	if (agg->grouped && (st = group_collect(agg, res, err)) != PG_GPU_OK)
+		return st;
 	res->bytes_h2d = agg->bytes;
 	res->chunks = agg->chunks;
 	res->pages = agg->pages;
 	return PG_GPU_OK;
+}
+
+extern "C" void
+pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
+				 int64_t *rows, pg_gpu_col_state *states)
+{
+	const uint64_t *e = agg->host ? host_agg_group_entry(agg->host, g)
+		: agg->h_groups + (size_t) g * agg->layout.words;
+
+	for (int k = 0; k < agg->task.nkeys; k++)
+		keys[k] = e[kWKeys + k];
+	*nullmask = (uint32_t) e[kWNulls];
+	*rows = (int64_t) e[kWRows];
+	for (int i = 0; i < agg->task.ninputs; i++)
+		group_col_state(e, agg->task, agg->layout, i, states[i]);
 }
 
 extern "C" void
@@ -465,13 +885,14 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		device_free(s.d_pages);
 		device_free(s.d_partials);
 		device_free(s.d_rows);
-		if (s.start)
-			cudaEventDestroy(s.start);
 		if (s.done)
 			cudaEventDestroy(s.done);
 		if (s.stream)
 			cudaStreamDestroy(s.stream);
 	}
+	device_free(agg->d_tab);
+	device_free(agg->d_inserted);
+	pinned_free(agg->h_groups);
 	if (agg->first_start)
 		cudaEventDestroy(agg->first_start);
 	if (agg->last_done)

@@ -1,5 +1,9 @@
 /*
  * agg_host.cpp — GpuAgg's engine emulated on the host; see agg_host.h.
+ *
+ * Grouped tasks use the GPU's hash table code (group.cuh) with plain operations in
+ * place of atomics, including a small per-chunk table merged into the global one,
+ * as each thread block's shared-memory table is, so CI exercises the merge rules.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,9 +12,12 @@
 #include <vector>
 
 #include "agg_host.h"
+#include "group.cuh"
 #include "heap_deform.cuh"
 
 using namespace pg_gpu::cuda;
+
+static const uint64_t kLocalCap = 64;	/* the emulated "shared-memory" table */
 
 struct host_agg
 {
@@ -24,8 +31,126 @@ struct host_agg
 	int64_t		pages = 0;
 	int64_t		chunks = 0;
 	uint64_t	bytes = 0;
-	bool		bad = false;
+	int			expr_error = 0;
+
+	/* GROUP BY */
+	group_layout L;
+	std::vector<uint64_t> tab;
+	uint64_t	cap = 0;
+	uint64_t	inserted = 0;
+	std::vector<uint64_t> local;
+	uint64_t	local_fill = 0;
+	int			grows = 0;
+	std::vector<uint64_t> groups;	/* dense, after finish */
 };
+
+static void
+host_grow(host_agg *h, uint64_t need)
+{
+	if (h->inserted + need <= h->cap / 2)
+		return;
+	uint64_t	cap = h->cap;
+
+	while (h->inserted + need > cap / 2)
+		cap <<= 1;
+	std::vector<uint64_t> old;
+
+	old.swap(h->tab);
+	h->tab.assign(cap * h->L.words, 0);
+	for (uint64_t i = 0; i < h->cap; i++)
+	{
+		const uint64_t *s = &old[i * h->L.words];
+		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+
+		if (s[kWStatus] == 0)
+			continue;
+		kw[0] = s[kWNulls];
+		for (int k = 0; k < h->task.nkeys; k++)
+			kw[1 + k] = s[kWKeys + k];
+		for (uint64_t j = key_hash(kw, h->task.nkeys) & (cap - 1);; j = (j + 1) & (cap - 1))
+			if (h->tab[j * h->L.words] == 0)
+			{
+				memcpy(&h->tab[j * h->L.words], s, sizeof(uint64_t) * h->L.words);
+				break;
+			}
+	}
+	h->cap = cap;
+	h->grows++;
+}
+
+static void
+flush_local(host_agg *h)
+{
+	for (uint64_t i = 0; i < kLocalCap; i++)
+	{
+		const uint64_t *s = &h->local[i * h->L.words];
+		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+
+		if (s[kWStatus] == 0)
+			continue;
+		kw[0] = s[kWNulls];
+		for (int k = 0; k < h->task.nkeys; k++)
+			kw[1 + k] = s[kWKeys + k];
+		int64_t		ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, h->task, h->L, kw,
+												 key_hash(kw, h->task.nkeys), nullptr, 0,
+												 &h->inserted);
+
+		group_merge<HostAtomics>(&h->tab[ix * h->L.words], s, h->task, h->L);
+	}
+	std::fill(h->local.begin(), h->local.end(), 0);
+	h->local_fill = 0;
+}
+
+/* One grouped page; returns passing rows or a negative TUP_* code. */
+static int
+group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
+{
+	const pg_gpu_agg_task &t = h->task;
+	int			rows = 0;
+
+	host_grow(h, (uint64_t) nlp + kLocalCap);
+	for (int i = 0; i < nlp; i++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
+		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+			continue;
+		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
+			continue;
+		uint32_t	off = PG_GPU_LP_OFF(w);
+		uint32_t	len = PG_GPU_LP_LEN(w);
+		pval		in[PG_GPU_MAX_AGG_COLS];
+		pval		keys[PG_GPU_MAX_KEYS];
+		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+
+		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+			return TUP_BAD;
+		int			r = eval_tuple(page + off, len, t, in, keys);
+
+		if (r < 0)
+			return r;
+		if (r == TUP_SKIP)
+			continue;
+		row_key(t, keys, kw);
+		uint64_t	hash = key_hash(kw, t.nkeys);
+		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, kw,
+												 hash, &h->local_fill, kLocalCap / 2, nullptr);
+		uint64_t   *e;
+
+		if (ix >= 0)
+			e = &h->local[ix * h->L.words];
+		else
+		{
+			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, kw, hash,
+										 nullptr, 0, &h->inserted);
+			e = &h->tab[ix * h->L.words];
+		}
+		group_accum<HostAtomics>(e, t, h->L, in);
+		rows++;
+	}
+	return rows;
+}
 
 host_agg *
 host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
@@ -47,8 +172,15 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		if (task->gather)
 			h->staging[s].resize((size_t) h->capacity * PG_GPU_BLCKSZ);
 	}
-	for (int c = 0; c < task->ncols; c++)
-		state_init(h->acc[c], task->cols[c].type);
+	for (int c = 0; c < task->ninputs; c++)
+		state_init(h->acc[c], task->inputs[c].type);
+	make_group_layout(h->task, h->L);
+	if (task->nkeys > 0)
+	{
+		h->cap = 1024;
+		h->tab.assign(h->cap * h->L.words, 0);
+		h->local.assign(kLocalCap * h->L.words, 0);
+	}
 	return h;
 }
 
@@ -66,7 +198,7 @@ host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out)
 pg_gpu_status
 host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 {
-	for (int p = 0; p < npages; p++)
+	for (int p = 0; p < npages && !h->expr_error; p++)
 	{
 		const pg_gpu_page_ref &ref = h->refs[slot][p];
 		/* gather: the caller's copy; in place: the page itself (ref.addr) */
@@ -75,8 +207,15 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			: (const uint8_t *) (uintptr_t) ref.addr;
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
-		int			r = accum_page_serial(page, ref.nlp, vis, h->task, h->acc);
+		int			r = h->task.nkeys > 0 ? group_page(h, page, ref.nlp, vis)
+			: accum_page_serial(page, ref.nlp, vis, h->task, h->acc);
 
+		if (r == TUP_EXPR_ERROR)
+		{
+			/* as on the GPU: noted now, reported by finish */
+			h->expr_error = 1;
+			break;
+		}
 		if (r < 0)
 		{
 			err->status = PG_GPU_BAD_PAGE;
@@ -86,6 +225,8 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		}
 		h->rows += r;
 	}
+	if (h->task.nkeys > 0)
+		flush_local(h);
 	h->pages += npages;
 	h->chunks++;
 	h->bytes += (uint64_t) npages * (PG_GPU_BLCKSZ + sizeof(pg_gpu_page_ref)) +
@@ -93,16 +234,41 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-void
-host_agg_finish(host_agg *h, pg_gpu_agg_result *res)
+pg_gpu_status
+host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
 	memset(res, 0, sizeof(*res));
+	if (h->expr_error)
+	{
+		err->status = PG_GPU_EXPR_ERROR;
+		snprintf(err->message, sizeof(err->message),
+				 "an expression raised an error on the emulated GPU");
+		return PG_GPU_EXPR_ERROR;
+	}
 	res->nrows = h->rows;
-	for (int c = 0; c < h->task.ncols; c++)
+	for (int c = 0; c < h->task.ninputs; c++)
 		res->cols[c] = h->acc[c];
+	if (h->task.nkeys > 0)
+	{
+		h->groups.clear();
+		h->groups.reserve(h->inserted * h->L.words);
+		for (uint64_t i = 0; i < h->cap; i++)
+			if (h->tab[i * h->L.words] != 0)
+				h->groups.insert(h->groups.end(), h->tab.begin() + i * h->L.words,
+								 h->tab.begin() + (i + 1) * h->L.words);
+		res->ngroups = (int64_t) (h->groups.size() / h->L.words);
+		res->grows = h->grows;
+	}
 	res->bytes_h2d = h->bytes;
 	res->chunks = h->chunks;
 	res->pages = h->pages;
+	return PG_GPU_OK;
+}
+
+const uint64_t *
+host_agg_group_entry(host_agg *h, int64_t g)
+{
+	return &h->groups[(size_t) g * h->L.words];
 }
 
 void

@@ -8,11 +8,13 @@
  * columns; varlena values are only stepped over, so TOASTed data never needs to be
  * decoded here.  Anything inconsistent (offsets past the tuple) returns false and the
  * caller records a "bad page" error: the query then falls back to PostgreSQL.
+ * Values are then read by load_col (expr.cuh) and fed to the task's programs.
  */
 #ifndef PG_GPU_HEAP_DEFORM_CUH
 #define PG_GPU_HEAP_DEFORM_CUH
 
 #include "agg_state.cuh"
+#include "expr.cuh"
 #include "pg_gpu_layout.h"
 
 namespace pg_gpu {
@@ -117,74 +119,84 @@ deform_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 	return true;
 }
 
-/* Read a fixed-width numeric value of the given type (unaligned-safe). */
-PG_GPU_HD int64_t
-read_int(const uint8_t *p, int type)
+/* What one tuple contributes, after the filter. */
+enum
 {
-	switch (type)
+	TUP_SKIP = 0,				/* filtered out */
+	TUP_OK = 1,
+	TUP_BAD = -1,				/* cannot be decoded: fall back */
+	TUP_EXPR_ERROR = -2			/* PostgreSQL would raise an error: re-run on CPU */
+};
+
+/*
+ * Deform the tuple's columns, apply the filter, and evaluate the group keys (into
+ * keys, when the task has any) and the aggregate inputs.
+ */
+PG_GPU_HD int
+eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
+		   pval *inputs, pval *keys)
+{
+	pval		cols[PG_GPU_MAX_COLS];
+
+	if (!deform_tuple(tup, len, task, [&](int c, const uint8_t *p) {
+		cols[c] = load_col(p, task.cols[c].type);
+	}))
+		return TUP_BAD;
+	if (task.filter.len > 0)
 	{
-		case PG_GPU_INT2:
-			{
-				int16_t		v;
+		pval		f;
 
-				memcpy(&v, p, 2);
-				return v;
-			}
-		case PG_GPU_INT4:
-			{
-				int32_t		v;
-
-				memcpy(&v, p, 4);
-				return v;
-			}
-		default:
-			{
-				int64_t		v;
-
-				memcpy(&v, p, 8);
-				return v;
-			}
+		if (!eval(task, task.filter, cols, &f))
+			return TUP_EXPR_ERROR;
+		if (f.null || f.bits == 0)
+			return TUP_SKIP;
 	}
+	for (int k = 0; k < task.nkeys; k++)
+		if (!eval(task, task.keys[k], cols, &keys[k]))
+			return TUP_EXPR_ERROR;
+	for (int i = 0; i < task.ninputs; i++)
+	{
+		const pg_gpu_expr &e = task.inputs[i];
+
+		if (e.len == 1 && task.prog[e.start].op == PG_GPU_OP_COL)
+			inputs[i] = cols[task.prog[e.start].a];
+		else if (!eval(task, e, cols, &inputs[i]))
+			return TUP_EXPR_ERROR;
+	}
+	return TUP_OK;
 }
 
-PG_GPU_HD double
-read_float(const uint8_t *p, int type)
+/* Fold one input value into an exact state. */
+PG_GPU_HD void
+accum_value(pg_gpu_col_state &s, const pval &v, int type)
 {
-	if (type == PG_GPU_FLOAT4)
-	{
-		float		v;
-
-		memcpy(&v, p, 4);
-		return v;
-	}
-	double		v;
-
-	memcpy(&v, p, 8);
-	return v;
+	if (v.null)
+		return;
+	if (type == PG_GPU_ANY)
+		s.n++;
+	else if (is_float_type(type))
+		accum_float(s, as_f(v.bits), type);
+	else
+		accum_int(s, (int64_t) v.bits);
 }
 
-/* Fold one tuple into per-column states; false if the tuple cannot be decoded. */
-PG_GPU_HD bool
+/* Ungrouped: fold one tuple into per-input states; returns a TUP_* code. */
+PG_GPU_HD int
 accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 			pg_gpu_col_state *st)
 {
-	return deform_tuple(tup, len, task, [&](int c, const uint8_t *p) {
-		if (p == nullptr)
-			return;
-		int			t = task.cols[c].type;
+	pval		in[PG_GPU_MAX_AGG_COLS];
+	int			r = eval_tuple(tup, len, task, in, nullptr);
 
-		if (t == PG_GPU_ANY)
-			st[c].n++;
-		else if (is_float_type(t))
-			accum_float(st[c], read_float(p, t), t);
-		else
-			accum_int(st[c], read_int(p, t));
-	});
+	if (r == TUP_OK)
+		for (int i = 0; i < task.ninputs; i++)
+			accum_value(st[i], in[i], task.inputs[i].type);
+	return r;
 }
 
 /*
  * Fold every visible tuple of one page image.  vis is null for an all-visible page.
- * Returns the number of visible tuples, or -1 if the page cannot be decoded.  Used
+ * Returns the number of tuples that passed the filter, or a negative TUP_* code.  Used
  * by the CPU reference in the unit tests; the kernel spreads the same loop over a
  * thread block.
  */
@@ -208,9 +220,11 @@ accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
 
 		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
 			return -1;
-		if (!accum_tuple(page + off, len, task, st))
-			return -1;
-		rows++;
+		int			r = accum_tuple(page + off, len, task, st);
+
+		if (r < 0)
+			return r;
+		rows += r;
 	}
 	return rows;
 }

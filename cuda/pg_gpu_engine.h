@@ -30,6 +30,8 @@ typedef enum pg_gpu_status
 	PG_GPU_OUT_OF_MEMORY,		/* device or pinned memory exhausted / over limit */
 	PG_GPU_CUDA_ERROR,			/* any other CUDA runtime failure */
 	PG_GPU_BAD_PAGE,			/* kernel met a page/tuple it cannot decode */
+	PG_GPU_EXPR_ERROR,			/* an expression would raise an error (division
+								 * by zero, overflow): re-run on the CPU */
 	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
 } pg_gpu_status;
 
@@ -85,13 +87,18 @@ pg_gpu_status pg_gpu_engine_register_host(void *base, uint64_t len,
 int			pg_gpu_engine_register_host_async(void *base, uint64_t len);
 int			pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err);
 
-/* ---- GpuAgg: whole-table aggregation over heap pages -------------------- */
+/* ---- GpuAgg: aggregation over heap pages -------------------------------- */
 
-#define PG_GPU_MAX_AGG_COLS 16
+#define PG_GPU_MAX_COLS 16			/* attributes deformed per tuple */
+#define PG_GPU_MAX_AGG_COLS 16		/* aggregate inputs (one state each) */
+#define PG_GPU_MAX_KEYS 4			/* GROUP BY keys */
+#define PG_GPU_MAX_PROG 160			/* bytecode instructions, all programs */
+#define PG_GPU_MAX_CONSTS 64
+#define PG_GPU_MAX_STACK 16
 #define PG_GPU_MAX_DEFORM_ATTS 256
 #define PG_GPU_AGG_SLOTS 3		/* chunks in flight */
 
-/* Column value types the aggregation kernels decode. */
+/* Value types the kernels decode and compute with. */
 typedef enum pg_gpu_coltype
 {
 	PG_GPU_INT2 = 1,
@@ -99,8 +106,76 @@ typedef enum pg_gpu_coltype
 	PG_GPU_INT8,
 	PG_GPU_FLOAT4,
 	PG_GPU_FLOAT8,
-	PG_GPU_ANY					/* any type: only non-NULL values are counted */
+	PG_GPU_ANY,					/* any type: only NULL-ness is read */
+	PG_GPU_DATE,				/* int32 days */
+	PG_GPU_TIMESTAMP,			/* int64 microseconds (timestamp, timestamptz) */
+	PG_GPU_BOOL					/* expression results only */
 } pg_gpu_coltype;
+
+/*
+ * Expression bytecode: a stack machine over (64-bit value, null) pairs.  Integers
+ * and dates are int64, floats are double (float4 operations round to float at
+ * every step, as float4 arithmetic does).  Compiled once per query from
+ * PostgreSQL's expression trees (src/expr_compile.cpp); errors PostgreSQL would
+ * raise (division by zero, overflow) set a flag and the query is re-run on the
+ * CPU, which raises PostgreSQL's own error.
+ */
+typedef enum pg_gpu_opcode
+{
+	PG_GPU_OP_COL = 1,			/* a: deformed column index */
+	PG_GPU_OP_CONST,			/* a: constant index */
+	PG_GPU_OP_ADD,				/* type: result type, operands already of it */
+	PG_GPU_OP_SUB,
+	PG_GPU_OP_MUL,
+	PG_GPU_OP_DIV,
+	PG_GPU_OP_MOD,
+	PG_GPU_OP_NEG,
+	PG_GPU_OP_CAST,				/* type: target, a: source type */
+	PG_GPU_OP_CMP,				/* type: operand type, a: PG_GPU_CMP_* */
+	PG_GPU_OP_AND_BEGIN,		/* push TRUE accumulator */
+	PG_GPU_OP_AND_STEP,			/* fold top into accumulator; FALSE (b=1: or
+								 * NULL, as in a qual list): jump to a */
+	PG_GPU_OP_OR_BEGIN,			/* push FALSE accumulator */
+	PG_GPU_OP_OR_STEP,			/* fold top into accumulator; TRUE: jump to a */
+	PG_GPU_OP_NOT,
+	PG_GPU_OP_ISNULL,
+	PG_GPU_OP_ISNOTNULL,
+	PG_GPU_OP_IN				/* type: operand type, constants a .. a+b-1 */
+} pg_gpu_opcode;
+
+typedef enum pg_gpu_cmp
+{
+	PG_GPU_CMP_LT = 1,
+	PG_GPU_CMP_LE,
+	PG_GPU_CMP_EQ,
+	PG_GPU_CMP_GE,
+	PG_GPU_CMP_GT,
+	PG_GPU_CMP_NE
+} pg_gpu_cmp;
+
+typedef struct pg_gpu_instr
+{
+	uint8_t		op;
+	uint8_t		type;
+	uint16_t	a;
+	uint32_t	b;
+} pg_gpu_instr;
+
+/* One program: instructions [start, start+len) leave one value on the stack. */
+typedef struct pg_gpu_expr
+{
+	uint16_t	start;
+	uint16_t	len;
+	uint8_t		type;			/* pg_gpu_coltype of the result */
+	uint8_t		needs;			/* aggregate inputs: PG_GPU_NEED_* */
+	uint16_t	pad;
+} pg_gpu_expr;
+
+/* What an aggregate input's state must hold (grouped tables keep only that). */
+#define PG_GPU_NEED_MINMAX	0x1
+#define PG_GPU_NEED_SUM		0x2		/* sum(): int sum / float plain sum */
+#define PG_GPU_NEED_AVG		0x4		/* avg(): int sum / float Sx */
+#define PG_GPU_NEED_VAR		0x8		/* var/stddev: + sum of squares */
 
 typedef struct pg_gpu_agg_column
 {
@@ -115,8 +190,22 @@ typedef struct pg_gpu_agg_task
 	int32_t		natts;
 	int16_t		attlen[PG_GPU_MAX_DEFORM_ATTS];
 	uint8_t		attalign[PG_GPU_MAX_DEFORM_ATTS];	/* 1, 2, 4 or 8 */
+	/* attributes deformed per tuple, sorted by attidx */
 	int32_t		ncols;
-	pg_gpu_agg_column cols[PG_GPU_MAX_AGG_COLS];
+	pg_gpu_agg_column cols[PG_GPU_MAX_COLS];
+	/* aggregate inputs: one state each (PG_GPU_ANY: counts non-NULLs) */
+	int32_t		ninputs;
+	pg_gpu_expr inputs[PG_GPU_MAX_AGG_COLS];
+	/* WHERE (len 0: none) and GROUP BY keys (nkeys 0: one group) */
+	pg_gpu_expr filter;
+	int32_t		nkeys;
+	pg_gpu_expr keys[PG_GPU_MAX_KEYS];
+	int64_t		groups_hint;	/* planner's estimate of the group count */
+	/* bytecode and constants of all programs */
+	int32_t		nprog;
+	pg_gpu_instr prog[PG_GPU_MAX_PROG];
+	uint64_t	consts[PG_GPU_MAX_CONSTS];	/* int64 or double bits */
+	uint64_t	const_null;		/* bit i: constant i is NULL */
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
@@ -155,8 +244,10 @@ typedef struct pg_gpu_col_state
 
 typedef struct pg_gpu_agg_result
 {
-	int64_t		nrows;			/* visible tuples: count(*) */
-	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
+	int64_t		nrows;			/* tuples that passed the filter: count(*) */
+	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
+	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
+	int32_t		grows;			/* grouped: times the hash table was enlarged */
 	uint64_t	bytes_h2d;		/* bytes that crossed PCIe towards the GPU */
 	double		gpu_ms;			/* time the GPU spent in kernels/copies */
 	int64_t		chunks;
@@ -204,6 +295,14 @@ int			pg_gpu_agg_all_idle(pg_gpu_agg *agg);
 /* Collect the reduced states; all slots must be idle. */
 pg_gpu_status pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res,
 								pg_gpu_error *err);
+
+/*
+ * Grouped tasks, after finish: group g's key values (int64 / normalised float bits,
+ * keys[k] undefined where bit k of *nullmask is set), its row count and the state
+ * of every input.
+ */
+void		pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys,
+							 uint32_t *nullmask, int64_t *rows, pg_gpu_col_state *states);
 
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);

@@ -29,6 +29,7 @@ extern "C" {
 #include "access/heapam.h"
 #include "access/relscan.h"
 #include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -36,8 +37,11 @@ extern "C" {
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
 #include "pg_gpu.h"
@@ -142,11 +146,15 @@ typedef struct GpuAggState
 	int		   *out_coltype;
 	int		   *out_col;
 	pg_gpu_agg_task task;
+	int			nkeys;
+	Oid			key_typid[PG_GPU_MAX_KEYS];
+	MemoryContext row_cxt;		/* an output row's partial states */
 
 	/* execution */
 	bool		done;
 	bool		fallback;
 	bool		gpu_ran;
+	int64		next_group;		/* grouped: next group to emit */
 	PgGpuFallback fb_reason;
 	char		fb_msg[256];
 	pg_gpu_agg *agg;
@@ -224,11 +232,11 @@ CreateGpuAggState(CustomScan *cscan)
 	return (Node *) s;
 }
 
-/* Releases the engine and any pins; safe to call more than once. */
+/* Releases the engine (unless kept) and any pins; safe to call more than once. */
 static void
-release_gpu(GpuAggState *s, bool release_pins)
+release_gpu(GpuAggState *s, bool release_pins, bool keep_engine = false)
 {
-	if (s->agg)
+	if (s->agg && !keep_engine)
 	{
 		pg_gpu_agg *agg = s->agg;
 
@@ -271,25 +279,26 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
 	List	   *priv = cscan->custom_private;
-	List	   *attidx = (List *) list_nth(priv, GPUAGG_PRIV_COL_ATTIDX);
-	List	   *coltype = (List *) list_nth(priv, GPUAGG_PRIV_COL_TYPE);
-	int			i = 0;
-	ListCell   *lc,
-			   *lc2;
+	Const	   *task = (Const *) list_nth(priv, GPUAGG_PRIV_TASK);
+	ListCell   *lc;
+	int			k = 0;
 
 	s->nout = list_length((List *) list_nth(priv, GPUAGG_PRIV_OUT_STATE));
 	s->out_state = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_STATE));
 	s->out_coltype = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COLTYPE));
 	s->out_col = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COL));
 
-	memset(&s->task, 0, sizeof(s->task));
-	forboth(lc, attidx, lc2, coltype)
+	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
+	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
+	s->nkeys = s->task.nkeys;
+	foreach(lc, cscan->custom_scan_tlist)
 	{
-		s->task.cols[i].attidx = (int16_t) lfirst_int(lc);
-		s->task.cols[i].type = (uint8_t) lfirst_int(lc2);
-		i++;
+		if (k >= s->nkeys)
+			break;
+		s->key_typid[k++] = exprType((Node *) lfirst_node(TargetEntry, lc)->expr);
 	}
-	s->task.ncols = i;
+	s->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg row",
+									   ALLOCSET_SMALL_SIZES);
 
 	/* the fallback: PostgreSQL's own partial aggregate */
 	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
@@ -319,6 +328,8 @@ fallback_for(pg_gpu_status st)
 			return PG_GPU_FB_OUT_OF_MEMORY;
 		case PG_GPU_BAD_PAGE:
 			return PG_GPU_FB_BAD_PAGE;
+		case PG_GPU_EXPR_ERROR:
+			return PG_GPU_FB_EXPR_ERROR;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
@@ -706,7 +717,8 @@ finish:
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, fallback_for(err.status), err.message);
-	release_gpu(s, true);
+	/* grouped: the engine holds the groups until they are emitted */
+	release_gpu(s, true, s->nkeys > 0);
 	lap(&s->t_finish, &lapt);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
@@ -727,6 +739,65 @@ project(GpuAggState *s, TupleTableSlot *scanslot)
 	return ExecProject(proj);
 }
 
+/* A grouping key's word from the engine as a Datum of its type. */
+static Datum
+key_datum(Oid typid, uint64 w)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) (int64) w);
+		case INT4OID:
+		case DATEOID:
+			return Int32GetDatum((int32) (int64) w);
+		case FLOAT4OID:
+			{
+				double		d;
+
+				memcpy(&d, &w, 8);
+				return Float4GetDatum((float4) d);
+			}
+		case FLOAT8OID:
+			{
+				double		d;
+
+				memcpy(&d, &w, 8);
+				return Float8GetDatum(d);
+			}
+		default:				/* int8, timestamp, timestamptz */
+			return Int64GetDatum((int64) w);
+	}
+}
+
+/* The scan tuple of one result row: keys, then the partial states. */
+static TupleTableSlot *
+emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
+		 const pg_gpu_col_state *cols)
+{
+	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
+	MemoryContext old;
+
+	MemoryContextReset(s->row_cxt);
+	old = MemoryContextSwitchTo(s->row_cxt);
+	ExecClearTuple(slot);
+	for (int k = 0; k < s->nkeys; k++)
+	{
+		slot->tts_isnull[k] = (nullmask >> k) & 1;
+		slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : key_datum(s->key_typid[k], keys[k]);
+	}
+	for (int i = 0; i < s->nout; i++)
+	{
+		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &cols[s->out_col[i]] : NULL;
+
+		slot->tts_values[s->nkeys + i] =
+			PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i], col, rows,
+							  &slot->tts_isnull[s->nkeys + i]);
+	}
+	MemoryContextSwitchTo(old);
+	ExecStoreVirtualTuple(slot);
+	return project(s, slot);
+}
+
 static TupleTableSlot *
 ExecGpuAggImpl(GpuAggState *s)
 {
@@ -737,6 +808,22 @@ ExecGpuAggImpl(GpuAggState *s)
 		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
 		return TupIsNull(slot) ? NULL : project(s, slot);
 	}
+	if (s->gpu_ran && s->nkeys > 0)
+	{
+		uint64		keys[PG_GPU_MAX_KEYS];
+		uint32		nullmask;
+		int64		rows;
+		pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
+
+		if (s->next_group >= s->res.ngroups)
+		{
+			release_gpu(s, true);
+			return NULL;
+		}
+		CHECK_FOR_INTERRUPTS();
+		pg_gpu_agg_group(s->agg, s->next_group++, keys, &nullmask, &rows, cols);
+		return emit_row(s, keys, nullmask, rows, cols);
+	}
 	if (s->done)
 		return NULL;
 	s->done = true;
@@ -745,7 +832,8 @@ ExecGpuAggImpl(GpuAggState *s)
 	{
 		s->fallback = true;
 		PgGpuStatsFallback(PG_GPU_NODE_AGG, s->fb_reason);
-		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED)
+		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
+			s->fb_reason != PG_GPU_FB_EXPR_ERROR)
 			ereport(WARNING,
 					(errmsg("GpuAgg fell back to the CPU: %s",
 							PgGpuFallbackName(s->fb_reason)),
@@ -758,18 +846,12 @@ ExecGpuAggImpl(GpuAggState *s)
 	else
 		PgGpuStatsGpuRun(PG_GPU_NODE_AGG, s->res.bytes_h2d, s->res.gpu_ms);
 
-	slot = s->css.ss.ss_ScanTupleSlot;
-	ExecClearTuple(slot);
-	for (int i = 0; i < s->nout; i++)
+	if (s->nkeys > 0)
 	{
-		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &s->res.cols[s->out_col[i]] : NULL;
-
-		slot->tts_values[i] = PgGpuPartialState((PgGpuAggState) s->out_state[i],
-												s->out_coltype[i], col, s->res.nrows,
-												&slot->tts_isnull[i]);
+		s->next_group = 0;
+		return ExecGpuAggImpl(s);
 	}
-	ExecStoreVirtualTuple(slot);
-	return project(s, slot);
+	return emit_row(s, NULL, 0, s->res.nrows, s->res.cols);
 }
 
 static TupleTableSlot *
@@ -795,9 +877,11 @@ ReScanGpuAgg(CustomScanState *node)
 {
 	GpuAggState *s = (GpuAggState *) node;
 
+	release_gpu(s, true);
 	s->done = false;
 	s->fallback = false;
 	s->gpu_ran = false;
+	s->next_group = 0;
 	ExecReScan((PlanState *) linitial(s->css.custom_ps));
 }
 
@@ -805,7 +889,12 @@ static void
 ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuAggState *s = (GpuAggState *) node;
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
 
+	const char *filter = strVal(list_nth(cscan->custom_private, GPUAGG_PRIV_FILTER_TEXT));
+
+	if (filter[0] != '\0')
+		ExplainPropertyText("GPU Filter", filter, es);
 	if (!es->analyze)
 		return;
 	if (s->gpu_ran)
@@ -817,6 +906,12 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
+		if (s->nkeys > 0)
+		{
+			ExplainPropertyInteger("Groups", NULL, s->res.ngroups, es);
+			if (s->res.grows > 0)
+				ExplainPropertyInteger("Hash Table Grows", NULL, s->res.grows, es);
+		}
 		if (s->pin_workers > 0)
 			ExplainPropertyInteger("Pin Workers", NULL, s->pin_workers, es);
 		if (es->timing)

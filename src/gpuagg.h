@@ -6,19 +6,20 @@
 #define PG_GPU_GPUAGG_H
 
 /*
- * custom_private of a GpuAgg CustomScan: a List of IntLists, indexed by this enum.
- * Output columns (one per partial Aggref in custom_scan_tlist) carry the state
- * kind, the argument's pg_gpu_coltype and the index of its engine column; engine
- * columns carry the attribute index and the decoded type.
+ * custom_private of a GpuAgg CustomScan, indexed by this enum.  custom_scan_tlist
+ * holds the grouping keys (task.nkeys of them) and then one partial Aggref per
+ * output column; output columns carry the state kind, the argument's
+ * pg_gpu_coltype and the index of its engine input.  The task (programs, columns,
+ * inputs, keys) is a bytea Const; the executor fills in the table's layout.
+ * The WHERE quals live only in the task; their text is kept for EXPLAIN.
  */
 typedef enum GpuAggPrivate
 {
-	GPUAGG_PRIV_OUT_STATE = 0,
-	GPUAGG_PRIV_OUT_COLTYPE,
-	GPUAGG_PRIV_OUT_COL,
-	GPUAGG_PRIV_COL_ATTIDX,
-	GPUAGG_PRIV_COL_TYPE,
-	GPUAGG_PRIV_COUNT
+	GPUAGG_PRIV_OUT_STATE = 0,	/* IntList */
+	GPUAGG_PRIV_OUT_COLTYPE,	/* IntList */
+	GPUAGG_PRIV_OUT_COL,		/* IntList */
+	GPUAGG_PRIV_TASK,			/* Const bytea: pg_gpu_agg_task */
+	GPUAGG_PRIV_FILTER_TEXT		/* String: the GPU filter, deparsed ("" if none) */
 } GpuAggPrivate;
 
 extern CustomScanMethods gpuagg_scan_methods;

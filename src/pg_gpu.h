@@ -45,6 +45,8 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_UNSUPPORTED,		/* found unsupported at execution time */
 	PG_GPU_FB_SERIALIZABLE,		/* serializable isolation needs per-tuple predicate locks */
 	PG_GPU_FB_INJECTED,			/* pg_gpu.debug_fail_after_chunks */
+	PG_GPU_FB_EXPR_ERROR,		/* an expression raised an error on the GPU: the
+								 * CPU re-runs the query to raise PostgreSQL's own */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

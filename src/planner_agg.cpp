@@ -26,6 +26,7 @@ extern "C" {
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "catalog/pg_type.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -33,11 +34,16 @@ extern "C" {
 #include "optimizer/prep.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 #include "utils/rel.h"
+#include "utils/selfuncs.h"
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "agg_catalog.h"
+#include "expr_compile.h"
 #include "gpuagg.h"
 }
 
@@ -54,37 +60,12 @@ static const CustomPathMethods gpuagg_path_methods = {
 	NULL
 };
 
-/* One engine column per attribute read; count-only columns are PG_GPU_ANY. */
-typedef struct GpuAggCols
-{
-	int			n;
-	int			attidx[PG_GPU_MAX_AGG_COLS];
-	int			type[PG_GPU_MAX_AGG_COLS];
-} GpuAggCols;
-
-static int
-engine_column(GpuAggCols *cols, int attidx, int type)
-{
-	for (int i = 0; i < cols->n; i++)
-		if (cols->attidx[i] == attidx)
-		{
-			if (type != PG_GPU_ANY)
-				cols->type[i] = type;
-			return i;
-		}
-	if (cols->n >= PG_GPU_MAX_AGG_COLS)
-		return -1;
-	cols->attidx[cols->n] = attidx;
-	cols->type[cols->n] = type;
-	return cols->n++;
-}
-
 /*
  * Can the relation's tuples be decoded on the GPU for these columns?  Plain heap,
  * shared buffers (not temporary), no "missing" attribute values, no cstring columns.
  */
 static bool
-relation_supported(Oid relid, const GpuAggCols *cols)
+relation_supported(Oid relid, const pg_gpu_agg_task *task)
 {
 	Relation	rel = table_open(relid, NoLock);
 	TupleDesc	tupdesc = RelationGetDescr(rel);
@@ -94,13 +75,13 @@ relation_supported(Oid relid, const GpuAggCols *cols)
 	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
 		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
 		ok = false;
-	for (int i = 0; ok && i < cols->n; i++)
+	for (int i = 0; ok && i < task->ncols; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, cols->attidx[i]);
+		Form_pg_attribute att = TupleDescAttr(tupdesc, task->cols[i].attidx);
 
 		if (att->atthasmissing)
 			ok = false;
-		maxatt = Max(maxatt, cols->attidx[i]);
+		maxatt = Max(maxatt, task->cols[i].attidx);
 	}
 	if (maxatt >= PG_GPU_MAX_DEFORM_ATTS)
 		ok = false;
@@ -111,34 +92,242 @@ relation_supported(Oid relid, const GpuAggCols *cols)
 	return ok;
 }
 
+/*
+ * The table's quals in the order the scan would evaluate them (createplan.c's
+ * order_qual_clauses: security level, then cost; stable), so that a row raises an
+ * error on the GPU exactly when it would in PostgreSQL's scan.
+ */
+static List *
+ordered_quals(PlannerInfo *root, List *restrictinfos)
+{
+	int			n = list_length(restrictinfos);
+	RestrictInfo **ri = (RestrictInfo **) palloc(sizeof(RestrictInfo *) * Max(n, 1));
+	Cost	   *cost = (Cost *) palloc(sizeof(Cost) * Max(n, 1));
+	List	   *out = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, restrictinfos)
+	{
+		QualCost	qc;
+
+		ri[i] = lfirst_node(RestrictInfo, lc);
+		cost_qual_eval_node(&qc, (Node *) ri[i]->clause, root);
+		cost[i] = qc.per_tuple;
+		i++;
+	}
+	for (i = 1; i < n; i++)
+		for (int j = i; j > 0 &&
+			 (ri[j]->security_level < ri[j - 1]->security_level ||
+			  (ri[j]->security_level == ri[j - 1]->security_level && cost[j] < cost[j - 1])); j--)
+		{
+			RestrictInfo *r = ri[j];
+			Cost		c = cost[j];
+
+			ri[j] = ri[j - 1];
+			cost[j] = cost[j - 1];
+			ri[j - 1] = r;
+			cost[j - 1] = c;
+		}
+	for (i = 0; i < n; i++)
+		out = lappend(out, ri[i]->clause);
+	return out;
+}
+
+static int
+needs_of(PgGpuAggState st)
+{
+	switch (st)
+	{
+		case PG_GPU_AGGST_MIN:
+		case PG_GPU_AGGST_MAX:
+			return PG_GPU_NEED_MINMAX;
+		case PG_GPU_AGGST_SUM:
+			return PG_GPU_NEED_SUM;
+		case PG_GPU_AGGST_AVG:
+			return PG_GPU_NEED_AVG;
+		case PG_GPU_AGGST_VAR:
+			return PG_GPU_NEED_VAR;
+		default:
+			return 0;
+	}
+}
+
+/* Everything one GpuAgg path is built from. */
+typedef struct GpuAggBuild
+{
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	List	   *input_exprs;	/* per engine input, for de-duplication */
+	List	   *key_exprs;
+	List	   *key_refs;		/* sortgrouprefs */
+	List	   *aggs;
+	List	   *out_state;
+	List	   *out_coltype;
+	List	   *out_col;
+} GpuAggBuild;
+
+/* An aggregate's argument as an engine input (shared by equal arguments). */
+static int
+agg_input(GpuAggBuild *b, Expr *arg, bool count_only, int type, int needs)
+{
+	pg_gpu_agg_task *t = b->task;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, b->input_exprs)
+	{
+		if (equal(lfirst(lc), arg) && (count_only || t->inputs[i].type == type))
+		{
+			t->inputs[i].needs |= needs;
+			return i;
+		}
+		i++;
+	}
+	if (t->ninputs >= PG_GPU_MAX_AGG_COLS)
+		return -1;
+	pg_gpu_expr *e = &t->inputs[t->ninputs];
+
+	if (count_only && PgGpuValueType(exprType((Node *) arg)) == 0)
+	{
+		/* count(x) of a type the kernels do not decode: NULL-ness only */
+		Var		   *v = (Var *) arg;
+
+		if (!IsA(v, Var) || v->varno != (int) b->comp.relid || v->varlevelsup != 0 ||
+			v->varattno <= 0 || !PgGpuCompileNullOnlyColumn(&b->comp, v->varattno - 1, e))
+			return -1;
+	}
+	else if (!PgGpuCompileExpr(&b->comp, arg, e) || e->type == PG_GPU_BOOL ||
+			 (!count_only && e->type != type))
+		return -1;
+	e->needs = (uint8) needs;
+	b->input_exprs = lappend(b->input_exprs, arg);
+	return t->ninputs++;
+}
+
+static bool
+add_aggref(GpuAggBuild *b, Aggref *a)
+{
+	PgGpuAggState state;
+	Oid			argtype;
+	int			col = -1;
+	int			coltype = 0;
+
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
+		a->aggdistinct != NIL || a->aggorder != NIL || a->aggfilter != NULL ||
+		a->aggvariadic || a->aggsplit != AGGSPLIT_SIMPLE)
+		return false;
+	if (list_member(b->aggs, a))
+		return true;
+	if (!PgGpuAggLookup(a->aggfnoid, &state, &argtype))
+		return false;
+	if (state != PG_GPU_AGGST_COUNT_STAR)
+	{
+		Expr	   *arg;
+
+		if (list_length(a->args) != 1)
+			return false;
+		arg = linitial_node(TargetEntry, a->args)->expr;
+		if (state == PG_GPU_AGGST_COUNT)
+			coltype = PG_GPU_ANY;
+		else
+		{
+			if (exprType((Node *) arg) != argtype)
+				return false;
+			coltype = PgGpuColType(argtype);
+			if (coltype == 0)
+				return false;
+		}
+		col = agg_input(b, arg, state == PG_GPU_AGGST_COUNT, coltype, needs_of(state));
+		if (col < 0)
+			return false;
+	}
+	b->aggs = lappend(b->aggs, a);
+	b->out_state = lappend_int(b->out_state, state);
+	b->out_coltype = lappend_int(b->out_coltype, coltype);
+	b->out_col = lappend_int(b->out_col, col);
+	return true;
+}
+
+/*
+ * Aggregates and grouping columns of an expression above the aggregation; false
+ * if it needs anything else from the table.
+ */
+static bool
+add_upper_expr(GpuAggBuild *b, Node *expr)
+{
+	List	   *nodes = pull_var_clause(expr, PVC_INCLUDE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+										PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, nodes)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+
+		if (IsA(n, Aggref))
+		{
+			if (!add_aggref(b, (Aggref *) n))
+				return false;
+		}
+		else if (!IsA(n, Var) || !list_member(b->key_exprs, n))
+			return false;
+	}
+	return true;
+}
+
+static Const *
+task_const(const pg_gpu_agg_task *task)
+{
+	bytea	   *blob = (bytea *) palloc(VARHDRSZ + sizeof(pg_gpu_agg_task));
+
+	SET_VARSIZE(blob, VARHDRSZ + sizeof(pg_gpu_agg_task));
+	memcpy(VARDATA(blob), task, sizeof(pg_gpu_agg_task));
+	return makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(blob), false, false);
+}
+
+/*
+ * The GPU's filter as text, for EXPLAIN: the quals are compiled into the task and
+ * never evaluated by PostgreSQL above the table, so setrefs never sees them.
+ */
+static String *
+filter_text(List *quals, Oid relid, Index varno)
+{
+	Node	   *e;
+
+	if (quals == NIL)
+		return makeString(pstrdup(""));
+	e = (Node *) make_ands_explicit((List *) copyObject(quals));
+	if (varno != 1)
+		ChangeVarNodes(e, (int) varno, 1, 0);
+	return makeString(deparse_expression(e, deparse_context_for(get_rel_name(relid), relid),
+										 false, false));
+}
+
 static void
 GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 					 GroupPathExtraData *extra)
 {
 	Query	   *parse = root->parse;
 	RangeTblEntry *rte;
-	List	   *exprs;
-	List	   *aggs = NIL;
-	GpuAggCols	cols;
-	List	   *out_state = NIL,
-			   *out_coltype = NIL,
-			   *out_col = NIL,
-			   *col_attidx = NIL,
-			   *col_type = NIL;
+	GpuAggBuild b;
+	List	   *quals;
+	bool		grouped = parse->groupClause != NIL;
+	double		ngroups = 1;
+	PathTarget *target = output_rel->reltarget;
 	ListCell   *lc;
+	int			i;
 
 	if (!pg_gpu_enabled || !pg_gpu_enable_gpuagg)
 		return;
 	if (!pg_gpu_force && !PgGpuDeviceLikely())
 		return;
-	if (!parse->hasAggs || parse->groupClause || parse->groupingSets ||
+	if ((!parse->hasAggs && !grouped) || parse->groupingSets ||
 		parse->hasTargetSRFs || !PgGpuLayoutOk())
 		return;
 
-	/* one plain table, scanned whole */
+	/* one plain table */
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->baserestrictinfo != NIL || input_rel->cheapest_total_path == NULL ||
-		IS_DUMMY_REL(input_rel))
+		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
 		return;
 	/* a scan cheaper than starting GPU work: don't even build the paths */
 	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
@@ -148,92 +337,65 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
 		return;
 
-	/* every aggregate (and nothing but aggregates over its columns) supported */
-	exprs = pull_var_clause((Node *) output_rel->reltarget->exprs,
-							PVC_INCLUDE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
-							PVC_INCLUDE_PLACEHOLDERS);
-	if (extra->havingQual)
-		exprs = list_concat(exprs,
-							pull_var_clause(extra->havingQual,
-											PVC_INCLUDE_AGGREGATES |
-											PVC_INCLUDE_PLACEHOLDERS));
-	memset(&cols, 0, sizeof(cols));
-	foreach(lc, exprs)
-	{
-		Aggref	   *a = (Aggref *) lfirst(lc);
-		PgGpuAggState state;
-		Oid			argtype;
-		int			coltype = 0,
-					col = -1;
+	memset(&b, 0, sizeof(b));
+	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&b.comp, b.task, input_rel->relid);
 
-		if (!IsA(a, Aggref) || a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
-			a->aggdistinct != NIL || a->aggorder != NIL || a->aggfilter != NULL ||
-			a->aggvariadic || a->aggsplit != AGGSPLIT_SIMPLE)
-			return;
-		if (list_member(aggs, a))
-			continue;
-		if (!PgGpuAggLookup(a->aggfnoid, &state, &argtype))
-			return;
-		if (state != PG_GPU_AGGST_COUNT_STAR)
-		{
-			TargetEntry *te;
-			Var		   *v;
-
-			if (list_length(a->args) != 1)
-				return;
-			te = linitial_node(TargetEntry, a->args);
-			v = (Var *) te->expr;
-			if (!IsA(v, Var) || v->varno != (int) input_rel->relid ||
-				v->varlevelsup != 0 || v->varattno <= 0)
-				return;
-			coltype = PgGpuColType(v->vartype);
-			if (state == PG_GPU_AGGST_COUNT && coltype == 0)
-				coltype = PG_GPU_ANY;
-			if (coltype == 0 || (state != PG_GPU_AGGST_COUNT && v->vartype != argtype))
-				return;
-			col = engine_column(&cols, v->varattno - 1,
-								state == PG_GPU_AGGST_COUNT ? PG_GPU_ANY : coltype);
-			if (col < 0)
-				return;
-		}
-		aggs = lappend(aggs, a);
-		out_state = lappend_int(out_state, state);
-		out_coltype = lappend_int(out_coltype, coltype);
-		out_col = lappend_int(out_col, col);
-	}
-	if (aggs == NIL || !relation_supported(rte->relid, &cols))
+	/* WHERE: every qual must run on the GPU */
+	quals = ordered_quals(root, input_rel->baserestrictinfo);
+	if (!PgGpuCompileQuals(&b.comp, quals, &b.task->filter))
 		return;
 
-	/* engine columns in attribute order; remap output columns */
+	/* GROUP BY keys */
+	foreach(lc, parse->groupClause)
 	{
-		int			order[PG_GPU_MAX_AGG_COLS];
-		int			rank[PG_GPU_MAX_AGG_COLS];
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
+		int			t = PgGpuValueType(exprType((Node *) expr));
+		pg_gpu_expr *k;
 
-		for (int i = 0; i < cols.n; i++)
-			order[i] = i;
-		for (int i = 1; i < cols.n; i++)
-			for (int j = i; j > 0 && cols.attidx[order[j]] < cols.attidx[order[j - 1]]; j--)
-			{
-				int			t = order[j];
-
-				order[j] = order[j - 1];
-				order[j - 1] = t;
-			}
-		for (int i = 0; i < cols.n; i++)
-		{
-			rank[order[i]] = i;
-			col_attidx = lappend_int(col_attidx, cols.attidx[order[i]]);
-			col_type = lappend_int(col_type, cols.type[order[i]]);
-		}
-		foreach(lc, out_col)
-			if (lfirst_int(lc) >= 0)
-				lfirst_int(lc) = rank[lfirst_int(lc)];
+		if (t == 0 || t == PG_GPU_BOOL || b.task->nkeys >= PG_GPU_MAX_KEYS)
+			return;
+		k = &b.task->keys[b.task->nkeys];
+		if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
+			return;
+		b.task->nkeys++;
+		b.key_exprs = lappend(b.key_exprs, expr);
+		b.key_refs = lappend_int(b.key_refs, sgc->tleSortGroupRef);
 	}
 
-	/* the partial target: PostgreSQL's own INITIAL_SERIAL Aggrefs */
+	/* every aggregate supported, and nothing else read from the table */
+	i = 0;
+	foreach(lc, target->exprs)
+	{
+		Index		sgref = get_pathtarget_sortgroupref(target, i++);
+
+		if (sgref != 0 && list_member_int(b.key_refs, (int) sgref))
+			continue;
+		if (!add_upper_expr(&b, (Node *) lfirst(lc)))
+			return;
+	}
+	if (extra->havingQual && !add_upper_expr(&b, extra->havingQual))
+		return;
+	if ((b.aggs == NIL && !grouped) || !PgGpuFinishPrograms(&b.comp) ||
+		!relation_supported(rte->relid, b.task))
+		return;
+	if (grouped)
+	{
+		ngroups = estimate_num_groups(root, get_sortgrouplist_exprs(parse->groupClause,
+																	parse->targetList),
+									  input_rel->rows, NULL, NULL);
+		b.task->groups_hint = (int64) Min(ngroups, 1e12);
+	}
+
+	/* the partial target: grouping keys, then PostgreSQL's INITIAL_SERIAL Aggrefs */
 	PathTarget *partial_target = create_empty_pathtarget();
 
-	foreach(lc, aggs)
+	ListCell   *lc2;
+
+	forboth(lc, b.key_exprs, lc2, b.key_refs)
+		add_column_to_pathtarget(partial_target, (Expr *) lfirst(lc), (Index) lfirst_int(lc2));
+	foreach(lc, b.aggs)
 	{
 		Aggref	   *p = (Aggref *) copyObject(lfirst(lc));
 
@@ -247,14 +409,20 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 
 	MemSet(&partial_costs, 0, sizeof(partial_costs));
 	MemSet(&final_costs, 0, sizeof(final_costs));
-	get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
-	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+	if (parse->hasAggs)
+	{
+		get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
+		get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+	}
 
+	/* the CPU fallback: PostgreSQL's partial aggregation of the filtered scan */
 	Path	   *cpu_partial = (Path *) create_agg_path(root, output_rel,
 													   input_rel->cheapest_total_path,
-													   partial_target, AGG_PLAIN,
-													   AGGSPLIT_INITIAL_SERIAL, NIL, NIL,
-													   &partial_costs, 1);
+													   partial_target,
+													   grouped ? AGG_HASHED : AGG_PLAIN,
+													   AGGSPLIT_INITIAL_SERIAL,
+													   grouped ? parse->groupClause : NIL,
+													   NIL, &partial_costs, ngroups);
 
 	CustomPath *cpath = makeNode(CustomPath);
 
@@ -265,7 +433,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
 	cpath->path.parallel_workers = 0;
-	cpath->path.rows = 1;
+	cpath->path.rows = ngroups;
 	cpath->path.pathkeys = NIL;
 	{
 		double		startup = pg_gpu_startup_cost +
@@ -275,21 +443,33 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		double		run = input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
 			input_rel->tuples * pg_gpu_tuple_cost;
 
+		/* every group is handed to the Finalize Aggregate as one tuple */
+		if (grouped)
+			run += ngroups * cpu_tuple_cost;
 		cpath->path.startup_cost = startup + run;
 		cpath->path.total_cost = startup + run;
 	}
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
-	cpath->custom_private = list_make5(out_state, out_coltype, out_col, col_attidx, col_type);
+	cpath->custom_private = list_make5(b.out_state, b.out_coltype, b.out_col,
+									   task_const(b.task), filter_text(quals, rte->relid,
+																	   input_rel->relid));
 	cpath->custom_private = lappend(cpath->custom_private,
 									makeInteger((int) input_rel->relid));
 	cpath->methods = &gpuagg_path_methods;
 
+	/*
+	 * GpuAgg emits every group exactly once, so the Finalize step never has two
+	 * partial rows of one group: a GroupAggregate over them needs no sort and no
+	 * hash table (each input row is its own group).  The fallback's hashed partial
+	 * aggregation also emits every group once.
+	 */
 	Path	   *final = (Path *) create_agg_path(root, output_rel, &cpath->path,
-												 output_rel->reltarget, AGG_PLAIN,
-												 AGGSPLIT_FINAL_DESERIAL, NIL,
+												 target, grouped ? AGG_SORTED : AGG_PLAIN,
+												 AGGSPLIT_FINAL_DESERIAL,
+												 grouped ? parse->groupClause : NIL,
 												 (List *) extra->havingQual,
-												 &final_costs, 1);
+												 &final_costs, ngroups);
 
 	if (pg_gpu_force)
 	{
@@ -312,7 +492,7 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_COUNT);
+	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FILTER_TEXT + 1);
 	cscan->custom_scan_tlist = (List *) copyObject(tlist);
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuagg_scan_methods;

@@ -1,0 +1,453 @@
+/*
+ * expr.cuh — the expression bytecode (pg_gpu_engine.h) evaluated per tuple.
+ *
+ * One interpreter, __host__ __device__, for the kernels, the host emulation and the
+ * unit tests.  It reproduces the arithmetic of PostgreSQL's operators: integer
+ * results are range-checked in their own type (int2/int4/int8), float results
+ * follow float.h's overflow/underflow/zero-divide checks, comparisons treat NaN as
+ * equal to NaN and larger than everything, and AND/OR use SQL's three-valued logic
+ * with the same left-to-right short-circuit as ExecEvalAnd/ExecEvalOr, so a tuple
+ * raises an error here exactly when PostgreSQL's evaluation of it would.
+ *
+ * An error does not stop the kernel: eval() returns false, the caller flags the
+ * chunk, and the whole query re-runs on the CPU, where PostgreSQL raises its own
+ * message.
+ */
+#ifndef PG_GPU_EXPR_CUH
+#define PG_GPU_EXPR_CUH
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "agg_state.cuh"
+
+namespace pg_gpu {
+namespace cuda {
+
+struct pval
+{
+	uint64_t	bits;			/* int64 or double */
+	bool		null;
+};
+
+PG_GPU_HD double
+as_f(uint64_t b)
+{
+	double		d;
+
+	memcpy(&d, &b, 8);
+	return d;
+}
+
+PG_GPU_HD uint64_t
+f_bits(double d)
+{
+	uint64_t	b;
+
+	memcpy(&b, &d, 8);
+	return b;
+}
+
+PG_GPU_HD bool
+is_float_vt(int t)
+{
+	return t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8;
+}
+
+/* int range of a result type */
+PG_GPU_HD bool
+int_in_range(int128 v, int t)
+{
+	switch (t)
+	{
+		case PG_GPU_INT2:
+			return v >= -32768 && v <= 32767;
+		case PG_GPU_INT4:
+		case PG_GPU_DATE:
+			return v >= (int128) INT32_MIN && v <= (int128) INT32_MAX;
+		default:
+			return v >= (int128) INT64_MIN && v <= (int128) INT64_MAX;
+	}
+}
+
+/* PostgreSQL's float comparison: NaN = NaN, NaN above everything, -0 = 0 */
+PG_GPU_HD int
+float_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+PG_GPU_HD int
+val_cmp(uint64_t a, uint64_t b, int t)
+{
+	if (is_float_vt(t))
+		return float_cmp(as_f(a), as_f(b));
+	int64_t		x = (int64_t) a,
+				y = (int64_t) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+PG_GPU_HD bool
+cmp_holds(int c, int s)
+{
+	switch (s)
+	{
+		case PG_GPU_CMP_LT:
+			return c < 0;
+		case PG_GPU_CMP_LE:
+			return c <= 0;
+		case PG_GPU_CMP_EQ:
+			return c == 0;
+		case PG_GPU_CMP_GE:
+			return c >= 0;
+		case PG_GPU_CMP_GT:
+			return c > 0;
+		default:
+			return c != 0;
+	}
+}
+
+/* float.h's float8_pl/mi/mul/div (and float4_*) with their error checks */
+PG_GPU_HD bool
+float_arith(int op, double a, double b, int t, double *r)
+{
+	if (t == PG_GPU_FLOAT4)
+	{
+		float		x = (float) a,
+					y = (float) b,
+					z;
+
+		switch (op)
+		{
+			case PG_GPU_OP_ADD:
+				z = x + y;
+				if (isinf(z) && !isinf(x) && !isinf(y))
+					return false;
+				break;
+			case PG_GPU_OP_SUB:
+				z = x - y;
+				if (isinf(z) && !isinf(x) && !isinf(y))
+					return false;
+				break;
+			case PG_GPU_OP_MUL:
+				z = x * y;
+				if ((isinf(z) && !isinf(x) && !isinf(y)) ||
+					(z == 0.0f && x != 0.0f && y != 0.0f))
+					return false;
+				break;
+			default:
+				if (y == 0.0f && !isnan(x))
+					return false;
+				z = x / y;
+				if ((isinf(z) && !isinf(x)) || (z == 0.0f && x != 0.0f && !isinf(y)))
+					return false;
+				break;
+		}
+		*r = z;
+		return true;
+	}
+	double		z;
+
+	switch (op)
+	{
+		case PG_GPU_OP_ADD:
+			z = a + b;
+			if (isinf(z) && !isinf(a) && !isinf(b))
+				return false;
+			break;
+		case PG_GPU_OP_SUB:
+			z = a - b;
+			if (isinf(z) && !isinf(a) && !isinf(b))
+				return false;
+			break;
+		case PG_GPU_OP_MUL:
+			z = a * b;
+			if ((isinf(z) && !isinf(a) && !isinf(b)) ||
+				(z == 0.0 && a != 0.0 && b != 0.0))
+				return false;
+			break;
+		default:
+			if (b == 0.0 && !isnan(a))
+				return false;
+			z = a / b;
+			if ((isinf(z) && !isinf(a)) || (z == 0.0 && a != 0.0 && !isinf(b)))
+				return false;
+			break;
+	}
+	*r = z;
+	return true;
+}
+
+/* int2/int4/int8 operators: checked in the result type */
+PG_GPU_HD bool
+int_arith(int op, int64_t a, int64_t b, int t, int64_t *r)
+{
+	int128		z;
+
+	switch (op)
+	{
+		case PG_GPU_OP_ADD:
+			z = (int128) a + b;
+			break;
+		case PG_GPU_OP_SUB:
+			z = (int128) a - b;
+			break;
+		case PG_GPU_OP_MUL:
+			z = (int128) a * b;
+			break;
+		case PG_GPU_OP_DIV:
+			if (b == 0)
+				return false;
+			z = (int128) a / b;		/* INT_MIN / -1 fails the range check */
+			break;
+		default:				/* MOD */
+			if (b == 0)
+				return false;
+			z = (b == -1) ? 0 : (int128) (a % b);
+			break;
+	}
+	if (!int_in_range(z, t))
+		return false;
+	*r = (int64_t) z;
+	return true;
+}
+
+/* A deformed column value as a pval. */
+PG_GPU_HD pval
+load_col(const uint8_t *p, int t)
+{
+	pval		v;
+
+	v.null = (p == nullptr);
+	v.bits = 0;
+	if (v.null)
+		return v;
+	switch (t)
+	{
+		case PG_GPU_INT2:
+			{
+				int16_t		x;
+
+				memcpy(&x, p, 2);
+				v.bits = (uint64_t) (int64_t) x;
+				break;
+			}
+		case PG_GPU_INT4:
+		case PG_GPU_DATE:
+			{
+				int32_t		x;
+
+				memcpy(&x, p, 4);
+				v.bits = (uint64_t) (int64_t) x;
+				break;
+			}
+		case PG_GPU_FLOAT4:
+			{
+				float		x;
+
+				memcpy(&x, p, 4);
+				v.bits = f_bits((double) x);
+				break;
+			}
+		case PG_GPU_INT8:
+		case PG_GPU_FLOAT8:
+		case PG_GPU_TIMESTAMP:
+			memcpy(&v.bits, p, 8);
+			break;
+		default:				/* PG_GPU_ANY: only NULL-ness */
+			break;
+	}
+	return v;
+}
+
+/*
+ * Run one program over the tuple's column values.  Returns false if PostgreSQL
+ * would raise an error for this tuple.
+ */
+PG_GPU_HD bool
+eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *out)
+{
+	pval		st[PG_GPU_MAX_STACK];
+	int			sp = 0;
+	int			end = e.start + e.len;
+
+	for (int pc = e.start; pc < end; pc++)
+	{
+		const pg_gpu_instr in = task.prog[pc];
+
+		switch (in.op)
+		{
+			case PG_GPU_OP_COL:
+				st[sp++] = cols[in.a];
+				break;
+			case PG_GPU_OP_CONST:
+				st[sp].bits = task.consts[in.a];
+				st[sp].null = (task.const_null >> in.a) & 1;
+				sp++;
+				break;
+			case PG_GPU_OP_ADD:
+			case PG_GPU_OP_SUB:
+			case PG_GPU_OP_MUL:
+			case PG_GPU_OP_DIV:
+			case PG_GPU_OP_MOD:
+				{
+					pval	   &x = st[sp - 2];
+					const pval &y = st[sp - 1];
+
+					sp--;
+					if (x.null || y.null)
+					{
+						x.null = true;
+						break;
+					}
+					if (is_float_vt(in.type))
+					{
+						double		r;
+
+						if (!float_arith(in.op, as_f(x.bits), as_f(y.bits), in.type, &r))
+							return false;
+						x.bits = f_bits(r);
+					}
+					else
+					{
+						int64_t		r;
+
+						if (!int_arith(in.op, (int64_t) x.bits, (int64_t) y.bits, in.type, &r))
+							return false;
+						x.bits = (uint64_t) r;
+					}
+					break;
+				}
+			case PG_GPU_OP_NEG:
+				{
+					pval	   &x = st[sp - 1];
+
+					if (x.null)
+						break;
+					if (is_float_vt(in.type))
+						x.bits = f_bits(-as_f(x.bits));
+					else
+					{
+						int128		z = -(int128) (int64_t) x.bits;
+
+						if (!int_in_range(z, in.type))
+							return false;
+						x.bits = (uint64_t) (int64_t) z;
+					}
+					break;
+				}
+			case PG_GPU_OP_CAST:
+				{
+					pval	   &x = st[sp - 1];
+
+					if (x.null)
+						break;
+					if (is_float_vt(in.type))
+					{
+						double		d = is_float_vt(in.a) ? as_f(x.bits)
+							: (double) (int64_t) x.bits;
+
+						if (in.type == PG_GPU_FLOAT4)
+						{
+							/* i4tof / i8tof round to float; ftod is exact */
+							float		f = is_float_vt(in.a) ? (float) d
+								: (float) (int64_t) x.bits;
+
+							d = f;
+						}
+						x.bits = f_bits(d);
+					}
+					else if (!int_in_range((int128) (int64_t) x.bits, in.type))
+						return false;
+					break;
+				}
+			case PG_GPU_OP_CMP:
+				{
+					pval	   &x = st[sp - 2];
+					const pval &y = st[sp - 1];
+
+					sp--;
+					if (x.null || y.null)
+					{
+						x.null = true;
+						break;
+					}
+					x.bits = cmp_holds(val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
+					break;
+				}
+			case PG_GPU_OP_AND_BEGIN:
+			case PG_GPU_OP_OR_BEGIN:
+				st[sp].bits = (in.op == PG_GPU_OP_AND_BEGIN) ? 1 : 0;
+				st[sp].null = false;
+				sp++;
+				break;
+			case PG_GPU_OP_AND_STEP:
+			case PG_GPU_OP_OR_STEP:
+				{
+					const pval y = st[--sp];
+					pval	   &acc = st[sp - 1];
+					uint64_t	decisive = (in.op == PG_GPU_OP_AND_STEP) ? 0 : 1;
+
+					if (y.null && in.b)
+					{
+						/* a qual list (ExecQual): NULL stops it like FALSE */
+						acc.bits = 0;
+						acc.null = false;
+						pc = in.a - 1;
+					}
+					else if (y.null)
+						acc.null = true;
+					else if (y.bits == decisive)
+					{
+						acc.bits = decisive;
+						acc.null = false;
+						pc = in.a - 1;	/* skip the remaining arguments */
+					}
+					break;
+				}
+			case PG_GPU_OP_NOT:
+				if (!st[sp - 1].null)
+					st[sp - 1].bits ^= 1;
+				break;
+			case PG_GPU_OP_ISNULL:
+			case PG_GPU_OP_ISNOTNULL:
+				st[sp - 1].bits = (st[sp - 1].null == (in.op == PG_GPU_OP_ISNULL)) ? 1 : 0;
+				st[sp - 1].null = false;
+				break;
+			case PG_GPU_OP_IN:
+				{
+					pval	   &x = st[sp - 1];
+					bool		saw_null = false;
+					bool		found = false;
+
+					if (x.null)
+						break;
+					for (uint32_t i = 0; i < in.b && !found; i++)
+					{
+						if ((task.const_null >> (in.a + i)) & 1)
+							saw_null = true;
+						else if (val_cmp(x.bits, task.consts[in.a + i], in.type) == 0)
+							found = true;
+					}
+					x.bits = found ? 1 : 0;
+					x.null = !found && saw_null;
+					break;
+				}
+			default:
+				return false;
+		}
+	}
+	*out = st[0];
+	return true;
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+#endif							/* PG_GPU_EXPR_CUH */

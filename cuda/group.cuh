@@ -1,0 +1,694 @@
+/*
+ * group.cuh — GpuAgg's hash table for GROUP BY, shared by kernels and host.
+ *
+ * Open addressing with linear probing over entries of 64-bit words:
+ *
+ *   [0] status: 0 empty, 1 being initialised, else (hash & ~3) | 2 (ready)
+ *   [1] rows (count(*) of the group)
+ *   [2] NULL mask of the keys
+ *   [3 .. 3+nkeys)  key words (int64 values; floats as normalised double bits)
+ *   then each aggregate input's state, only the words its aggregates need
+ *
+ * The thread that claims an empty entry (CAS 0 -> 1) writes the keys and the
+ * initial state, then publishes it; everybody else updates states with atomics, so
+ * no entry is ever locked while values are folded in.  Every state word is
+ * order-independent except float sums, whose order PostgreSQL's parallel plans leave
+ * open too (SEMANTICS.md 5):
+ *
+ *   integers   count, min, max (atomicMin/Max), exact int128 sum and uint192 sum of
+ *              squares through carry-propagating 64-bit atomic adds
+ *   floats     count, min/max on an order-preserving encoding with NaN largest,
+ *              the plain sum (float4 in float precision, starting at -0 so that
+ *              sum(-0) is -0 as in float8pl), Sx, and the sums of (x - c) and
+ *              (x - c)^2 around a shift c taken from the group's first value.
+ *              Sxx = S(d^2) - S(d)^2/N is then computed around a value inside the
+ *              data, so it does not cancel the way the textbook formula does
+ *              (PostgreSQL's values-near-1e8 test passes).  Inf/NaN inputs set flags
+ *              and give Sxx = NaN, as float8_accum does.
+ *
+ * The same code runs with DevAtomics (global or shared memory) in the kernels and
+ * with HostAtomics in the host emulation.  Few groups are first aggregated in a
+ * per-block table in shared memory (no contention on a handful of global
+ * addresses); the block merges it into the global table when it finishes.
+ */
+#ifndef PG_GPU_GROUP_CUH
+#define PG_GPU_GROUP_CUH
+
+#include "expr.cuh"
+
+namespace pg_gpu {
+namespace cuda {
+
+constexpr int kWStatus = 0;
+constexpr int kWRows = 1;
+constexpr int kWNulls = 2;
+constexpr int kWKeys = 3;
+
+constexpr uint64_t kShiftUnset = 0x7ff4dead5eed0001ULL;	/* a NaN no input has */
+constexpr uint64_t kFlagNaN = 0x1;
+constexpr uint64_t kFlagInf = 0x2;
+
+/* Word offsets of one input's state inside an entry (-1: absent). */
+struct input_layout
+{
+	int16_t		n;
+	int16_t		min;			/* min, max */
+	int16_t		sum;			/* int: lo, hi */
+	int16_t		sq;				/* int: three words */
+	int16_t		flags;			/* float */
+	int16_t		fsum;			/* float */
+	int16_t		sx;				/* float */
+	int16_t		sd;				/* float: sd, sdd, c */
+};
+
+struct group_layout
+{
+	int			words;
+	input_layout in[PG_GPU_MAX_AGG_COLS];
+};
+
+PG_GPU_HD void
+make_group_layout(const pg_gpu_agg_task &t, group_layout &L)
+{
+	int			w = kWKeys + t.nkeys;
+
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		input_layout &o = L.in[i];
+		int			ty = t.inputs[i].type;
+		int			nd = t.inputs[i].needs;
+
+		o.n = (int16_t) w++;
+		o.min = o.sum = o.sq = o.flags = o.fsum = o.sx = o.sd = -1;
+		if (ty == PG_GPU_ANY)
+			continue;
+		if (is_float_type(ty))
+		{
+			o.flags = (int16_t) w++;
+			if (nd & PG_GPU_NEED_MINMAX)
+			{
+				o.min = (int16_t) w;
+				w += 2;
+			}
+			if (nd & PG_GPU_NEED_SUM)
+				o.fsum = (int16_t) w++;
+			if (nd & (PG_GPU_NEED_AVG | PG_GPU_NEED_VAR))
+			{
+				o.sx = (int16_t) w++;
+				o.sd = (int16_t) w;
+				w += 3;
+			}
+		}
+		else
+		{
+			if (nd & PG_GPU_NEED_MINMAX)
+			{
+				o.min = (int16_t) w;
+				w += 2;
+			}
+			if (nd & (PG_GPU_NEED_SUM | PG_GPU_NEED_AVG | PG_GPU_NEED_VAR))
+			{
+				o.sum = (int16_t) w;
+				w += 2;
+			}
+			if (nd & PG_GPU_NEED_VAR)
+			{
+				o.sq = (int16_t) w;
+				w += 3;
+			}
+		}
+	}
+	L.words = w;
+}
+
+/* Order-preserving encoding of a double, NaN above everything. */
+PG_GPU_HD uint64_t
+fenc(double x)
+{
+	if (isnan(x))
+		return ~0ULL;
+	uint64_t	b = f_bits(x);
+
+	return (b >> 63) ? ~b : (b | (1ULL << 63));
+}
+
+PG_GPU_HD double
+fdec(uint64_t e)
+{
+	if (e == ~0ULL)
+		return NAN;
+	return (e >> 63) ? as_f(e & ~(1ULL << 63)) : as_f(~e);
+}
+
+/* A key value as a word: NaNs made one value, -0 made 0 (SEMANTICS.md 8, 9). */
+PG_GPU_HD uint64_t
+key_word(const pval &v, int type)
+{
+	if (v.null)
+		return 0;
+	if (is_float_type(type))
+	{
+		double		d = as_f(v.bits);
+
+		if (isnan(d))
+			return 0x7ff8000000000000ULL;
+		if (d == 0.0)
+			return 0;
+		return v.bits;
+	}
+	return v.bits;
+}
+
+PG_GPU_HD uint64_t
+mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* kw[0] = NULL mask, kw[1..nkeys] = key words */
+PG_GPU_HD uint64_t
+key_hash(const uint64_t *kw, int nkeys)
+{
+	uint64_t	h = mix64(kw[0] + 0x9e3779b97f4a7c15ULL);
+
+	for (int k = 1; k <= nkeys; k++)
+		h = mix64(h ^ (kw[k] + 0x9e3779b97f4a7c15ULL * (uint64_t) k));
+	return h;
+}
+
+PG_GPU_HD uint64_t
+ready_tag(uint64_t hash)
+{
+	return (hash & ~3ULL) | 2;
+}
+
+#if defined(__CUDACC__)
+struct DevAtomics
+{
+	static __device__ __forceinline__ uint64_t load(const uint64_t *p)
+	{
+		return *(const volatile uint64_t *) p;
+	}
+	static __device__ __forceinline__ void store(uint64_t *p, uint64_t v)
+	{
+		*(volatile uint64_t *) p = v;
+	}
+	static __device__ __forceinline__ void fence()
+	{
+		__threadfence();
+	}
+	static __device__ __forceinline__ uint64_t cas(uint64_t *p, uint64_t c, uint64_t v)
+	{
+		return atomicCAS((unsigned long long *) p, c, v);
+	}
+	static __device__ __forceinline__ uint64_t add(uint64_t *p, uint64_t v)
+	{
+		return atomicAdd((unsigned long long *) p, v);
+	}
+	static __device__ __forceinline__ void addf(uint64_t *p, double v)
+	{
+		atomicAdd((double *) p, v);
+	}
+	static __device__ __forceinline__ void addf32(uint64_t *p, float v)
+	{
+		atomicAdd((float *) p, v);
+	}
+	static __device__ __forceinline__ void min_i(uint64_t *p, int64_t v)
+	{
+		atomicMin((long long *) p, (long long) v);
+	}
+	static __device__ __forceinline__ void max_i(uint64_t *p, int64_t v)
+	{
+		atomicMax((long long *) p, (long long) v);
+	}
+	static __device__ __forceinline__ void min_u(uint64_t *p, uint64_t v)
+	{
+		atomicMin((unsigned long long *) p, v);
+	}
+	static __device__ __forceinline__ void max_u(uint64_t *p, uint64_t v)
+	{
+		atomicMax((unsigned long long *) p, v);
+	}
+	static __device__ __forceinline__ void or_(uint64_t *p, uint64_t v)
+	{
+		atomicOr((unsigned long long *) p, v);
+	}
+};
+#endif
+
+/* Single-threaded host emulation. */
+struct HostAtomics
+{
+	static inline uint64_t load(const uint64_t *p) { return *p; }
+	static inline void store(uint64_t *p, uint64_t v) { *p = v; }
+	static inline void fence() {}
+	static inline uint64_t cas(uint64_t *p, uint64_t c, uint64_t v)
+	{
+		uint64_t	o = *p;
+
+		if (o == c)
+			*p = v;
+		return o;
+	}
+	static inline uint64_t add(uint64_t *p, uint64_t v)
+	{
+		uint64_t	o = *p;
+
+		*p = o + v;
+		return o;
+	}
+	static inline void addf(uint64_t *p, double v) { *p = f_bits(as_f(*p) + v); }
+	static inline void addf32(uint64_t *p, float v)
+	{
+		float		f;
+
+		memcpy(&f, p, 4);
+		f += v;
+		memcpy(p, &f, 4);
+	}
+	static inline void min_i(uint64_t *p, int64_t v) { if (v < (int64_t) *p) *p = (uint64_t) v; }
+	static inline void max_i(uint64_t *p, int64_t v) { if (v > (int64_t) *p) *p = (uint64_t) v; }
+	static inline void min_u(uint64_t *p, uint64_t v) { if (v < *p) *p = v; }
+	static inline void max_u(uint64_t *p, uint64_t v) { if (v > *p) *p = v; }
+	static inline void or_(uint64_t *p, uint64_t v) { *p |= v; }
+};
+
+#if defined(__CUDACC__)
+#define PG_GPU_TD __host__ __device__ __forceinline__
+#define PG_GPU_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#define PG_GPU_TD inline
+#define PG_GPU_EXEC_CHECK_DISABLE
+#endif
+
+/* 128-bit signed add (lo, hi) into two words; carries from the returned old value */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD void
+atomic_add_i128(uint64_t *w, uint64_t lo, uint64_t hi)
+{
+	uint64_t	old = A::add(&w[0], lo);
+
+	if (old + lo < old)
+		hi++;
+	if (hi)
+		A::add(&w[1], hi);
+}
+
+/* 192-bit unsigned add into three words */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD void
+atomic_add_u192(uint64_t *w, uint64_t s0, uint64_t s1, uint64_t s2)
+{
+	uint64_t	old = A::add(&w[0], s0);
+
+	if (old + s0 < old)
+	{
+		s1++;
+		if (s1 == 0)
+			s2++;
+	}
+	if (s1)
+	{
+		uint64_t	o1 = A::add(&w[1], s1);
+
+		if (o1 + s1 < o1)
+			s2++;
+	}
+	if (s2)
+		A::add(&w[2], s2);
+}
+
+/* Initial words of a new entry (the caller owns it). */
+PG_GPU_HD void
+init_entry(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
+		   const uint64_t *kw)
+{
+	e[kWRows] = 0;
+	e[kWNulls] = kw[0];
+	for (int k = 0; k < t.nkeys; k++)
+		e[kWKeys + k] = kw[1 + k];
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		const input_layout &o = L.in[i];
+
+		e[o.n] = 0;
+		if (o.flags >= 0)
+			e[o.flags] = 0;
+		if (o.min >= 0)
+		{
+			if (is_float_type(t.inputs[i].type))
+			{
+				e[o.min] = ~0ULL;
+				e[o.min + 1] = 0;
+			}
+			else
+			{
+				e[o.min] = (uint64_t) INT64_MAX;
+				e[o.min + 1] = (uint64_t) INT64_MIN;
+			}
+		}
+		if (o.sum >= 0)
+			e[o.sum] = e[o.sum + 1] = 0;
+		if (o.sq >= 0)
+			e[o.sq] = e[o.sq + 1] = e[o.sq + 2] = 0;
+		if (o.fsum >= 0)
+		{
+			if (t.inputs[i].type == PG_GPU_FLOAT4)
+			{
+				float		z = -0.0f;
+
+				e[o.fsum] = 0;
+				memcpy(&e[o.fsum], &z, 4);
+			}
+			else
+				e[o.fsum] = f_bits(-0.0);
+		}
+		if (o.sx >= 0)
+			e[o.sx] = 0;
+		if (o.sd >= 0)
+		{
+			e[o.sd] = e[o.sd + 1] = 0;
+			e[o.sd + 2] = kShiftUnset;
+		}
+	}
+}
+
+/*
+ * Find the entry of key kw (hash h), inserting it if absent.  fill/limit, when
+ * fill is given, cap how many entries may be claimed (shared-memory tables):
+ * beyond that -1 is returned and the caller uses the global table.  -2: the table
+ * is full (cannot happen while the host keeps the load under one half).
+ */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD int64_t
+group_find(uint64_t *tab, uint64_t mask, const pg_gpu_agg_task &t, const group_layout &L,
+		   const uint64_t *kw, uint64_t h, uint64_t *fill, uint64_t limit,
+		   uint64_t *inserted)
+{
+	uint64_t	tag = ready_tag(h);
+	uint64_t	i = h & mask;
+
+	for (uint64_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask)
+	{
+		uint64_t   *e = tab + i * (uint64_t) L.words;
+		uint64_t	st = A::load(&e[kWStatus]);
+
+		if (st == 0)
+		{
+			if (fill && A::load(fill) >= limit)
+				return -1;
+			st = A::cas(&e[kWStatus], 0, 1);
+			if (st == 0)
+			{
+				if (fill)
+					A::add(fill, 1);
+				init_entry(e, t, L, kw);
+				A::fence();
+				A::store(&e[kWStatus], tag);
+				if (inserted)
+					A::add(inserted, 1);
+				return (int64_t) i;
+			}
+		}
+		while (st == 1)
+			st = A::load(&e[kWStatus]);
+		if (st != tag)
+			continue;
+		bool		same = (e[kWNulls] == kw[0]);
+
+		for (int k = 0; same && k < t.nkeys; k++)
+			same = (e[kWKeys + k] == kw[1 + k]);
+		if (same)
+			return (int64_t) i;
+	}
+	return -2;
+}
+
+/* Set the shift of a float state if unset; returns the shift in force. */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD double
+shift_of(uint64_t *c, uint64_t candidate)
+{
+	uint64_t	cur = A::load(c);
+
+	if (cur == kShiftUnset)
+	{
+		uint64_t	prev = A::cas(c, kShiftUnset, candidate);
+
+		cur = (prev == kShiftUnset) ? candidate : prev;
+	}
+	return as_f(cur);
+}
+
+/* Fold one row's input values into an entry. */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD void
+group_accum(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L, const pval *in)
+{
+	A::add(&e[kWRows], 1);
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		const input_layout &o = L.in[i];
+		const pval &v = in[i];
+		int			ty = t.inputs[i].type;
+
+		if (v.null)
+			continue;
+		A::add(&e[o.n], 1);
+		if (ty == PG_GPU_ANY)
+			continue;
+		if (is_float_type(ty))
+		{
+			double		x = as_f(v.bits);
+			bool		finite = isfinite(x);
+
+			if (!finite)
+				A::or_(&e[o.flags], isnan(x) ? kFlagNaN : kFlagInf);
+			if (o.min >= 0)
+			{
+				uint64_t	enc = fenc(x);
+
+				A::min_u(&e[o.min], enc);
+				A::max_u(&e[o.min + 1], enc);
+			}
+			if (o.fsum >= 0)
+			{
+				if (ty == PG_GPU_FLOAT4)
+					A::addf32(&e[o.fsum], (float) x);
+				else
+					A::addf(&e[o.fsum], x);
+			}
+			if (o.sx >= 0)
+			{
+				A::addf(&e[o.sx], x);
+				if (finite)
+				{
+					double		d = x - shift_of<A>(&e[o.sd + 2], v.bits);
+
+					A::addf(&e[o.sd], d);
+					A::addf(&e[o.sd + 1], d * d);
+				}
+			}
+		}
+		else
+		{
+			int64_t		x = (int64_t) v.bits;
+
+			if (o.min >= 0)
+			{
+				A::min_i(&e[o.min], x);
+				A::max_i(&e[o.min + 1], x);
+			}
+			if (o.sum >= 0)
+				atomic_add_i128<A>(&e[o.sum], (uint64_t) x, x < 0 ? ~0ULL : 0);
+			if (o.sq >= 0)
+			{
+				uint128		ax = (uint128) (x < 0 ? -(int128) x : (int128) x);
+				uint128		sq = ax * ax;
+
+				atomic_add_u192<A>(&e[o.sq], (uint64_t) sq, (uint64_t) (sq >> 64), 0);
+			}
+		}
+	}
+}
+
+/* Merge entry s (not shared any more) into entry e. */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD void
+group_merge(uint64_t *e, const uint64_t *s, const pg_gpu_agg_task &t, const group_layout &L)
+{
+	A::add(&e[kWRows], s[kWRows]);
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		const input_layout &o = L.in[i];
+		int			ty = t.inputs[i].type;
+		uint64_t	n = s[o.n];
+
+		if (n == 0)
+			continue;
+		A::add(&e[o.n], n);
+		if (ty == PG_GPU_ANY)
+			continue;
+		if (is_float_type(ty))
+		{
+			if (s[o.flags])
+				A::or_(&e[o.flags], s[o.flags]);
+			if (o.min >= 0)
+			{
+				A::min_u(&e[o.min], s[o.min]);
+				A::max_u(&e[o.min + 1], s[o.min + 1]);
+			}
+			if (o.fsum >= 0)
+			{
+				if (ty == PG_GPU_FLOAT4)
+				{
+					float		f;
+
+					memcpy(&f, &s[o.fsum], 4);
+					A::addf32(&e[o.fsum], f);
+				}
+				else
+					A::addf(&e[o.fsum], as_f(s[o.fsum]));
+			}
+			if (o.sx >= 0)
+			{
+				A::addf(&e[o.sx], as_f(s[o.sx]));
+				if (s[o.sd + 2] != kShiftUnset)
+				{
+					/* re-centre the partial sums on the destination's shift */
+					double		cs = as_f(s[o.sd + 2]);
+					double		delta = cs - shift_of<A>(&e[o.sd + 2], s[o.sd + 2]);
+					double		sd = as_f(s[o.sd]);
+					double		sdd = as_f(s[o.sd + 1]);
+					double		nn = (double) n;
+
+					if (delta != 0.0)
+					{
+						sdd += 2.0 * delta * sd + nn * delta * delta;
+						sd += nn * delta;
+					}
+					A::addf(&e[o.sd], sd);
+					A::addf(&e[o.sd + 1], sdd);
+				}
+			}
+		}
+		else
+		{
+			if (o.min >= 0)
+			{
+				A::min_i(&e[o.min], (int64_t) s[o.min]);
+				A::max_i(&e[o.min + 1], (int64_t) s[o.min + 1]);
+			}
+			if (o.sum >= 0)
+				atomic_add_i128<A>(&e[o.sum], s[o.sum], s[o.sum + 1]);
+			if (o.sq >= 0)
+				atomic_add_u192<A>(&e[o.sq], s[o.sq], s[o.sq + 1], s[o.sq + 2]);
+		}
+	}
+}
+
+/* An entry's state of input i as the exact state the catalog code expects. */
+PG_GPU_HD void
+group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
+				int i, pg_gpu_col_state &c)
+{
+	const input_layout &o = L.in[i];
+	int			ty = t.inputs[i].type;
+
+	state_init(c, ty);
+	c.n = (int64_t) e[o.n];
+	if (ty == PG_GPU_ANY || c.n == 0)
+		return;
+	if (is_float_type(ty))
+	{
+		bool		nonfinite = e[o.flags] != 0;
+
+		if (o.min >= 0)
+		{
+			c.fmin = fdec(e[o.min]);
+			c.fmax = fdec(e[o.min + 1]);
+		}
+		if (o.fsum >= 0)
+		{
+			if (ty == PG_GPU_FLOAT4)
+			{
+				float		f;
+
+				memcpy(&f, &e[o.fsum], 4);
+				c.fsum = f;
+			}
+			else
+				c.fsum = as_f(e[o.fsum]);
+			if (!nonfinite && isinf(c.fsum))
+				c.flags |= PG_GPU_COLF_FSUM_OVERFLOW;
+		}
+		if (o.sx >= 0)
+		{
+			double		sd = as_f(e[o.sd]);
+			double		sdd = as_f(e[o.sd + 1]);
+
+			c.yc_n = (double) c.n;
+			c.yc_sx = as_f(e[o.sx]);
+			if (nonfinite)
+				c.yc_sxx = NAN;
+			else
+			{
+				double		sxx = sdd - sd * sd / c.yc_n;
+
+				c.yc_sxx = sxx > 0.0 ? sxx : 0.0;
+				if (isinf(c.yc_sx))
+					c.flags |= PG_GPU_COLF_SUM_OVERFLOW;
+				if (isinf(sdd))
+					c.flags |= PG_GPU_COLF_SXX_OVERFLOW;
+			}
+		}
+	}
+	else
+	{
+		if (o.min >= 0)
+		{
+			c.imin = (int64_t) e[o.min];
+			c.imax = (int64_t) e[o.min + 1];
+		}
+		if (o.sum >= 0)
+		{
+			c.sum_lo = e[o.sum];
+			c.sum_hi = e[o.sum + 1];
+		}
+		if (o.sq >= 0)
+		{
+			c.sq_lo = e[o.sq];
+			c.sq_mid = e[o.sq + 1];
+			c.sq_hi = e[o.sq + 2];
+		}
+	}
+}
+
+/* Key words of a row: kw[0] NULL mask, kw[1..] values. */
+PG_GPU_HD void
+row_key(const pg_gpu_agg_task &t, const pval *keys, uint64_t *kw)
+{
+	kw[0] = 0;
+	for (int k = 0; k < t.nkeys; k++)
+	{
+		if (keys[k].null)
+			kw[0] |= 1ULL << k;
+		kw[1 + k] = key_word(keys[k], t.keys[k].type);
+	}
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+#endif							/* PG_GPU_GROUP_CUH */

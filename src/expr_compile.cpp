@@ -1,0 +1,533 @@
+/*
+ * expr_compile.cpp — PostgreSQL expression trees to the engine's bytecode.
+ *
+ * Only what the kernels reproduce exactly is accepted; anything else makes the
+ * caller keep PostgreSQL's plan:
+ *
+ *   Var of the scanned table, Const      int2/4/8, float4/8, date, timestamp[tz]
+ *   + - * / % and unary -                the built-in integer and float operators
+ *                                        (by function, so the overflow rules are
+ *                                        the operator's own)
+ *   = <> < <= > >=                       btree operators of one type family
+ *   AND OR NOT, IS [NOT] NULL            three-valued, short-circuit in order
+ *   x IN (consts), x NOT IN (consts)     ScalarArrayOpExpr over a constant array
+ *   casts                                integer widening/narrowing, to float
+ *
+ * BETWEEN arrives here already rewritten into two comparisons.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "pg_gpu.h"
+#include "expr_compile.h"
+}
+
+void
+PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid)
+{
+	memset(c, 0, sizeof(*c));
+	c->task = task;
+	c->relid = relid;
+}
+
+int
+PgGpuValueType(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return PG_GPU_INT2;
+		case INT4OID:
+			return PG_GPU_INT4;
+		case INT8OID:
+			return PG_GPU_INT8;
+		case FLOAT4OID:
+			return PG_GPU_FLOAT4;
+		case FLOAT8OID:
+			return PG_GPU_FLOAT8;
+		case DATEOID:
+			return PG_GPU_DATE;
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return PG_GPU_TIMESTAMP;
+		case BOOLOID:
+			return PG_GPU_BOOL;
+		default:
+			return 0;
+	}
+}
+
+static bool
+is_int_type(int t)
+{
+	return t == PG_GPU_INT2 || t == PG_GPU_INT4 || t == PG_GPU_INT8;
+}
+
+static bool
+is_float(int t)
+{
+	return t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8;
+}
+
+/* Arithmetic operator functions, by OID. */
+typedef struct ArithFn
+{
+	Oid			fn;
+	uint8		op;
+} ArithFn;
+
+#define ARITH5(p) \
+	{F_##p##PL, PG_GPU_OP_ADD}, {F_##p##MI, PG_GPU_OP_SUB}, \
+	{F_##p##MUL, PG_GPU_OP_MUL}, {F_##p##DIV, PG_GPU_OP_DIV}
+
+static const ArithFn arith_fns[] = {
+	ARITH5(INT2), ARITH5(INT4), ARITH5(INT8),
+	ARITH5(INT24), ARITH5(INT42), ARITH5(INT48), ARITH5(INT84), ARITH5(INT28), ARITH5(INT82),
+	ARITH5(FLOAT4), ARITH5(FLOAT8), ARITH5(FLOAT48), ARITH5(FLOAT84),
+	{F_INT2MOD, PG_GPU_OP_MOD}, {F_INT4MOD, PG_GPU_OP_MOD}, {F_INT8MOD, PG_GPU_OP_MOD},
+	{F_INT2UM, PG_GPU_OP_NEG}, {F_INT4UM, PG_GPU_OP_NEG}, {F_INT8UM, PG_GPU_OP_NEG},
+	{F_FLOAT4UM, PG_GPU_OP_NEG}, {F_FLOAT8UM, PG_GPU_OP_NEG},
+};
+
+/* Cast functions: the target type comes from the function's result. */
+static const Oid cast_fns[] = {
+	F_FLOAT8_INT2, F_FLOAT8_INT4, F_FLOAT8_INT8, F_FLOAT8_FLOAT4,
+	F_FLOAT4_INT2, F_FLOAT4_INT4, F_FLOAT4_INT8,
+	F_INT8_INT2, F_INT8_INT4, F_INT4_INT2, F_INT4_INT8, F_INT2_INT4, F_INT2_INT8,
+};
+
+static bool
+emit(PgGpuCompiler *c, int op, int type, int a, uint32 b, int push)
+{
+	pg_gpu_agg_task *t = c->task;
+
+	if (t->nprog >= PG_GPU_MAX_PROG)
+		return false;
+	t->prog[t->nprog].op = (uint8) op;
+	t->prog[t->nprog].type = (uint8) type;
+	t->prog[t->nprog].a = (uint16) a;
+	t->prog[t->nprog].b = b;
+	t->nprog++;
+	c->depth += push;
+	c->maxdepth = Max(c->maxdepth, c->depth);
+	return c->maxdepth <= PG_GPU_MAX_STACK;
+}
+
+/* Note that attribute attidx is read as type; false if too many attributes. */
+static bool
+use_attribute(PgGpuCompiler *c, int attidx, int type)
+{
+	for (int i = 0; i < c->natt; i++)
+		if (c->att[i] == attidx)
+		{
+			if (type != PG_GPU_ANY)
+				c->atttype[i] = (uint8) type;
+			return true;
+		}
+	if (c->natt >= PG_GPU_MAX_COLS)
+		return false;
+	c->att[c->natt] = (int16) attidx;
+	c->atttype[c->natt] = (uint8) type;
+	c->natt++;
+	return true;
+}
+
+/* Append a constant (the engine's 64-bit word); *idx receives its index. */
+static bool
+add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
+{
+	pg_gpu_agg_task *t = c->task;
+	uint64		bits = 0;
+	int			n = c->nconst;
+
+	if (n >= PG_GPU_MAX_CONSTS)
+		return false;
+	if (!isnull)
+	{
+		switch (type)
+		{
+			case PG_GPU_INT2:
+				bits = (uint64) (int64) DatumGetInt16(d);
+				break;
+			case PG_GPU_INT4:
+			case PG_GPU_DATE:
+				bits = (uint64) (int64) DatumGetInt32(d);
+				break;
+			case PG_GPU_INT8:
+			case PG_GPU_TIMESTAMP:
+				bits = (uint64) DatumGetInt64(d);
+				break;
+			case PG_GPU_FLOAT4:
+				{
+					double		v = DatumGetFloat4(d);
+
+					memcpy(&bits, &v, 8);
+					break;
+				}
+			case PG_GPU_FLOAT8:
+				{
+					double		v = DatumGetFloat8(d);
+
+					memcpy(&bits, &v, 8);
+					break;
+				}
+			case PG_GPU_BOOL:
+				bits = DatumGetBool(d) ? 1 : 0;
+				break;
+			default:
+				return false;
+		}
+	}
+	t->consts[n] = bits;
+	if (isnull)
+		t->const_null |= UINT64CONST(1) << n;
+	*idx = n;
+	c->nconst++;
+	return true;
+}
+
+/* The comparison an operator performs, if it is a plain btree one. */
+static int
+comparison_of(Oid opno, Oid lefttype, Oid righttype, int *cmptype)
+{
+	int			lt = PgGpuValueType(lefttype);
+	int			rt = PgGpuValueType(righttype);
+	List	   *interp;
+	ListCell   *lc;
+
+	if (lt == 0 || rt == 0 || lt == PG_GPU_BOOL || rt == PG_GPU_BOOL)
+		return 0;
+	if (is_int_type(lt) && is_int_type(rt))
+		*cmptype = PG_GPU_INT8;
+	else if (is_float(lt) && is_float(rt))
+		*cmptype = PG_GPU_FLOAT8;
+	else if (lefttype == righttype)
+		*cmptype = lt;			/* date, timestamp, timestamptz with itself */
+	else
+		return 0;
+	interp = get_op_btree_interpretation(opno);
+	foreach(lc, interp)
+	{
+		OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
+
+		if (oi->oplefttype == lefttype && oi->oprighttype == righttype &&
+			oi->strategy >= PG_GPU_CMP_LT && oi->strategy <= PG_GPU_CMP_NE)
+			return oi->strategy;
+	}
+	return 0;
+}
+
+static bool compile(PgGpuCompiler *c, Expr *e, int *type);
+
+static bool
+compile_in(PgGpuCompiler *c, ScalarArrayOpExpr *sa, int *type)
+{
+	Expr	   *lhs = (Expr *) linitial(sa->args);
+	Const	   *arr = (Const *) lsecond(sa->args);
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			cmptype = 0;
+	int			strategy;
+	int			ltype;
+	int			first = 0;
+
+	if (list_length(sa->args) != 2 || !IsA(arr, Const) || arr->constisnull)
+		return false;
+	elemtype = get_element_type(arr->consttype);
+	if (!OidIsValid(elemtype) || PgGpuValueType(elemtype) == 0)
+		return false;
+	strategy = comparison_of(sa->opno, exprType((Node *) lhs), elemtype, &cmptype);
+	if (!((sa->useOr && strategy == PG_GPU_CMP_EQ) || (!sa->useOr && strategy == PG_GPU_CMP_NE)))
+		return false;
+	if (!compile(c, lhs, &ltype))
+		return false;
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval,
+					  elmalign, &elems, &nulls, &nelems);
+	if (nelems == 0)
+		return false;
+	first = c->nconst;
+	for (int i = 0; i < nelems; i++)
+	{
+		int			idx;
+
+		/* ints as int64, floats as double: the comparison's own domain */
+		if (!add_const(c, elems[i], nulls[i], PgGpuValueType(elemtype), &idx))
+			return false;
+	}
+	if (!emit(c, PG_GPU_OP_IN, cmptype, first, (uint32) nelems, 0))
+		return false;
+	if (!sa->useOr && !emit(c, PG_GPU_OP_NOT, PG_GPU_BOOL, 0, 0, 0))
+		return false;
+	*type = PG_GPU_BOOL;
+	return true;
+}
+
+static bool
+compile_bool(PgGpuCompiler *c, BoolExpr *b, int *type)
+{
+	ListCell   *lc;
+
+	*type = PG_GPU_BOOL;
+	if (b->boolop == NOT_EXPR)
+	{
+		int			t;
+
+		return compile(c, (Expr *) linitial(b->args), &t) && t == PG_GPU_BOOL &&
+			emit(c, PG_GPU_OP_NOT, PG_GPU_BOOL, 0, 0, 0);
+	}
+	bool		is_and = (b->boolop == AND_EXPR);
+	int			nsteps = 0;
+	int			steps[PG_GPU_MAX_PROG];
+
+	if (!emit(c, is_and ? PG_GPU_OP_AND_BEGIN : PG_GPU_OP_OR_BEGIN, PG_GPU_BOOL, 0, 0, 1))
+		return false;
+	foreach(lc, b->args)
+	{
+		int			t;
+
+		if (!compile(c, (Expr *) lfirst(lc), &t) || t != PG_GPU_BOOL)
+			return false;
+		steps[nsteps++] = c->task->nprog;
+		if (!emit(c, is_and ? PG_GPU_OP_AND_STEP : PG_GPU_OP_OR_STEP, PG_GPU_BOOL, 0, 0, -1))
+			return false;
+	}
+	for (int i = 0; i < nsteps; i++)
+		c->task->prog[steps[i]].a = (uint16) c->task->nprog;
+	return true;
+}
+
+static bool
+compile(PgGpuCompiler *c, Expr *e, int *type)
+{
+	check_stack_depth();
+	switch (nodeTag(e))
+	{
+		case T_Var:
+			{
+				Var		   *v = (Var *) e;
+				int			t = PgGpuValueType(v->vartype);
+
+				if (v->varno != (int) c->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+					t == 0 || t == PG_GPU_BOOL)
+					return false;
+				if (!use_attribute(c, v->varattno - 1, t))
+					return false;
+				*type = t;
+				return emit(c, PG_GPU_OP_COL, t, v->varattno - 1, 0, 1);
+			}
+		case T_Const:
+			{
+				Const	   *k = (Const *) e;
+				int			t = PgGpuValueType(k->consttype);
+				int			idx;
+
+				if (t == 0 || !add_const(c, k->constvalue, k->constisnull, t, &idx))
+					return false;
+				*type = t;
+				return emit(c, PG_GPU_OP_CONST, t, idx, 0, 1);
+			}
+		case T_RelabelType:
+			{
+				RelabelType *r = (RelabelType *) e;
+
+				return PgGpuValueType(r->resulttype) == PgGpuValueType(exprType((Node *) r->arg)) &&
+					compile(c, r->arg, type);
+			}
+		case T_OpExpr:
+			{
+				OpExpr	   *op = (OpExpr *) e;
+				int			rt = PgGpuValueType(op->opresulttype);
+
+				if (rt == 0)
+					return false;
+				set_opfuncid(op);
+				if (rt == PG_GPU_BOOL)
+				{
+					int			cmptype = 0,
+								lt,
+								t2;
+					int			strategy;
+
+					if (list_length(op->args) != 2)
+						return false;
+					strategy = comparison_of(op->opno, exprType((Node *) linitial(op->args)),
+											 exprType((Node *) lsecond(op->args)), &cmptype);
+					if (strategy == 0 ||
+						!compile(c, (Expr *) linitial(op->args), &lt) ||
+						!compile(c, (Expr *) lsecond(op->args), &t2))
+						return false;
+					*type = PG_GPU_BOOL;
+					return emit(c, PG_GPU_OP_CMP, cmptype, strategy, 0, -1);
+				}
+				for (size_t i = 0; i < lengthof(arith_fns); i++)
+					if (arith_fns[i].fn == op->opfuncid)
+					{
+						ListCell   *lc;
+
+						if (!is_int_type(rt) && !is_float(rt))
+							return false;
+						foreach(lc, op->args)
+						{
+							int			at;
+
+							if (!compile(c, (Expr *) lfirst(lc), &at) ||
+								(is_int_type(rt) != is_int_type(at)))
+								return false;
+						}
+						*type = rt;
+						return emit(c, arith_fns[i].op, rt, 0, 0,
+									arith_fns[i].op == PG_GPU_OP_NEG ? 0 : -1);
+					}
+				return false;
+			}
+		case T_FuncExpr:
+			{
+				FuncExpr   *f = (FuncExpr *) e;
+				int			rt = PgGpuValueType(f->funcresulttype);
+
+				for (size_t i = 0; i < lengthof(cast_fns); i++)
+					if (cast_fns[i] == f->funcid && list_length(f->args) == 1)
+					{
+						int			at;
+
+						if (!compile(c, (Expr *) linitial(f->args), &at))
+							return false;
+						*type = rt;
+						return emit(c, PG_GPU_OP_CAST, rt, at, 0, 0);
+					}
+				return false;
+			}
+		case T_BoolExpr:
+			return compile_bool(c, (BoolExpr *) e, type);
+		case T_NullTest:
+			{
+				NullTest   *nt = (NullTest *) e;
+				int			t;
+
+				if (nt->argisrow || !compile(c, nt->arg, &t))
+					return false;
+				*type = PG_GPU_BOOL;
+				return emit(c, nt->nulltesttype == IS_NULL ? PG_GPU_OP_ISNULL : PG_GPU_OP_ISNOTNULL,
+							PG_GPU_BOOL, 0, 0, 0);
+			}
+		case T_ScalarArrayOpExpr:
+			return compile_in(c, (ScalarArrayOpExpr *) e, type);
+		default:
+			return false;
+	}
+}
+
+bool
+PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out)
+{
+	int			start = c->task->nprog;
+	int			type = 0;
+
+	c->depth = 0;
+	if (!compile(c, expr, &type) || c->depth != 1)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = (uint16) start;
+	out->len = (uint16) (c->task->nprog - start);
+	out->type = (uint8) type;
+	return true;
+}
+
+bool
+PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out)
+{
+	int			start = c->task->nprog;
+	int			nsteps = 0;
+	int			steps[PG_GPU_MAX_PROG];
+	ListCell   *lc;
+
+	memset(out, 0, sizeof(*out));
+	if (quals == NIL)
+		return true;
+	c->depth = 0;
+	if (!emit(c, PG_GPU_OP_AND_BEGIN, PG_GPU_BOOL, 0, 0, 1))
+		return false;
+	foreach(lc, quals)
+	{
+		int			t;
+
+		if (!compile(c, (Expr *) lfirst(lc), &t) || t != PG_GPU_BOOL)
+			return false;
+		steps[nsteps++] = c->task->nprog;
+		if (!emit(c, PG_GPU_OP_AND_STEP, PG_GPU_BOOL, 0, 1, -1))
+			return false;
+	}
+	for (int i = 0; i < nsteps; i++)
+		c->task->prog[steps[i]].a = (uint16) c->task->nprog;
+	out->start = (uint16) start;
+	out->len = (uint16) (c->task->nprog - start);
+	out->type = PG_GPU_BOOL;
+	return c->depth == 1;
+}
+
+bool
+PgGpuCompileNullOnlyColumn(PgGpuCompiler *c, int attidx, pg_gpu_expr *out)
+{
+	int			start = c->task->nprog;
+
+	if (!use_attribute(c, attidx, PG_GPU_ANY))
+		return false;
+	c->depth = 0;
+	if (!emit(c, PG_GPU_OP_COL, PG_GPU_ANY, attidx, 0, 1))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = (uint16) start;
+	out->len = 1;
+	out->type = PG_GPU_ANY;
+	return true;
+}
+
+bool
+PgGpuFinishPrograms(PgGpuCompiler *c)
+{
+	pg_gpu_agg_task *t = c->task;
+	int			order[PG_GPU_MAX_COLS];
+
+	for (int i = 0; i < c->natt; i++)
+		order[i] = i;
+	for (int i = 1; i < c->natt; i++)
+		for (int j = i; j > 0 && c->att[order[j]] < c->att[order[j - 1]]; j--)
+		{
+			int			x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	t->ncols = c->natt;
+	for (int i = 0; i < c->natt; i++)
+	{
+		t->cols[i].attidx = c->att[order[i]];
+		t->cols[i].type = c->atttype[order[i]];
+	}
+	for (int p = 0; p < t->nprog; p++)
+		if (t->prog[p].op == PG_GPU_OP_COL)
+		{
+			int			k;
+
+			for (k = 0; k < c->natt; k++)
+				if (t->cols[k].attidx == t->prog[p].a)
+					break;
+			if (k == c->natt)
+				return false;
+			t->prog[p].a = (uint16) k;
+		}
+	return true;
+}

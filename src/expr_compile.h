@@ -1,0 +1,46 @@
+/*
+ * expr_compile.h — PostgreSQL expression trees to the engine's bytecode.
+ */
+#ifndef PG_GPU_EXPR_COMPILE_H
+#define PG_GPU_EXPR_COMPILE_H
+
+#include "pg_gpu_engine.h"
+
+/*
+ * Compiles programs into one task.  While compiling, OP_COL instructions name
+ * attribute indexes; PgGpuFinishPrograms turns them into indexes of task->cols
+ * (sorted by attribute), which it fills.
+ */
+typedef struct PgGpuCompiler
+{
+	pg_gpu_agg_task *task;
+	Index		relid;			/* the scanned relation's range-table index */
+	int			depth;
+	int			maxdepth;
+	int			nconst;			/* constants used so far */
+	int			natt;			/* attributes referenced so far */
+	int16		att[PG_GPU_MAX_COLS];
+	uint8		atttype[PG_GPU_MAX_COLS];
+} PgGpuCompiler;
+
+void		PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid);
+
+/* pg_gpu_coltype of values of a type the kernels compute with, else 0. */
+int			PgGpuValueType(Oid typid);
+
+/* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
+bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);
+
+/* A list of quals (implicit AND, evaluated as ExecQual does), or NIL. */
+bool		PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out);
+
+/*
+ * Read only the NULL-ness of an attribute of any type (count(x) over types the
+ * kernels do not decode).
+ */
+bool		PgGpuCompileNullOnlyColumn(PgGpuCompiler *c, int attidx, pg_gpu_expr *out);
+
+/* Fill task->cols and renumber column references; false if too many columns. */
+bool		PgGpuFinishPrograms(PgGpuCompiler *c);
+
+#endif							/* PG_GPU_EXPR_COMPILE_H */
