@@ -509,8 +509,6 @@ make_group_task(int mode, int K, int64_t cut)
 	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT2, 2);
 	emit_op(t, PG_GPU_OP_ISNULL, PG_GPU_BOOL);
 	emit_op(t, PG_GPU_OP_OR_STEP, PG_GPU_BOOL);
-	t.prog[t.filter.start + 4].a = (uint16_t) t.nprog;
-	t.prog[t.filter.start + 7].a = (uint16_t) t.nprog;
 	if (mode == 2)
 	{
 		/* ... AND i4 / 0 > 1: errors on the first row that gets there */
@@ -521,9 +519,11 @@ make_group_task(int mode, int K, int64_t cut)
 		emit_op(t, PG_GPU_OP_DIV, PG_GPU_INT4);
 		emit_op(t, PG_GPU_OP_CONST, PG_GPU_INT4, 3);
 		emit_op(t, PG_GPU_OP_CMP, PG_GPU_INT8, PG_GPU_CMP_GT);
-		emit_op(t, PG_GPU_OP_OR_STEP, PG_GPU_BOOL);	/* (x OR y) OR z: errors unless x/y true */
+		emit_op(t, PG_GPU_OP_OR_STEP, PG_GPU_BOOL);	/* x OR y OR z: errors unless x/y true */
 		t.prog[t.nprog - 1].a = (uint16_t) t.nprog;
 	}
+	t.prog[t.filter.start + 4].a = (uint16_t) t.nprog;
+	t.prog[t.filter.start + 7].a = (uint16_t) t.nprog;
 	t.filter.len = (uint16_t) (t.nprog - t.filter.start);
 	t.filter.type = PG_GPU_BOOL;
 	/* keys */
