@@ -629,7 +629,7 @@ test_grouped(const Table &tb, int mode, int K, int64_t hint, bool emulate, int c
 		bool		reaches = false;	/* a visible row evaluates the division */
 
 		for (const Row &r : tb.rows)
-			reaches |= r.visible && !((!r.null[6] && (int64_t) r.i4 > cut) || r.null[2]);
+			reaches |= r.visible && !r.null[6] && !((int64_t) r.i4 > cut || r.null[2]);
 		CHECK(st == (reaches ? PG_GPU_EXPR_ERROR : PG_GPU_OK), "%s: status %d, error expected: %d",
 			  what, (int) st, (int) reaches);
 		pg_gpu_agg_end(agg);
