@@ -12,6 +12,12 @@ ANALYZE ex_t;
 SET pg_gpu.force = on;
 EXPLAIN (COSTS OFF) SELECT count(*), max(b) FROM ex_t;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT count(*), max(b) FROM ex_t;
+-- WHERE and GROUP BY run on the GPU; the partial aggregate below is the fallback
+EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(b) FROM ex_t WHERE a > 10 AND b < 500 GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT sum(a * 2) FROM ex_t WHERE a IN (1, 2, 3) OR b IS NULL;
+-- a filter or key the GPU cannot evaluate keeps PostgreSQL's plan
+EXPLAIN (COSTS OFF) SELECT count(*) FROM ex_t WHERE abs(a) > 10;
+EXPLAIN (COSTS OFF) SELECT a::text, count(*) FROM ex_t GROUP BY 1;
 -- a prepared statement keeps working across executions
 PREPARE q AS SELECT count(*), sum(a), max(b) FROM ex_t;
 EXECUTE q;

@@ -1,0 +1,36 @@
+--
+-- GpuAgg with GROUP BY: every key type, NULL/NaN/-0 keys, 1 to 1M groups,
+-- multiple and expression keys, HAVING and ORDER BY above the aggregate
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE gr (id int8, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8,
+                 d date, ts timestamp, tz timestamptz, one int4);
+INSERT INTO gr SELECT i, (i % 7 - 3)::int2, ((i::int8 * 7919) % 20011 - 10000)::int4, i::int8 * 1000003,
+  (i % 13) / 4.0, (i % 1000) / 8.0,
+  date '2024-02-27' + (i % 5), timestamp '2024-01-01 00:00' + (i % 6) * interval '90 minutes',
+  timestamptz '2024-01-01 00:00+00' + (i % 4) * interval '1 day', 1
+  FROM generate_series(1, 60000) i;
+-- NULLs in every column, and special float keys
+INSERT INTO gr SELECT i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM generate_series(60001, 60100) i;
+INSERT INTO gr (id, i2, i4, f4, f8, one) VALUES
+  (70001, 1, 1, 'NaN', 'NaN', 1), (70002, 2, 2, 'NaN', 'NaN', 1),
+  (70003, 3, 3, '-0', '-0', 1), (70004, 4, 4, '0', '0', 1),
+  (70005, 5, 5, 'Infinity', 'Infinity', 1), (70006, 6, 6, '-Infinity', '-Infinity', 1);
+CREATE TABLE gr_big (id int8, i4 int4);
+INSERT INTO gr_big SELECT i, i % 1000 FROM generate_series(1, 1000000) i;
+VACUUM ANALYZE gr, gr_big;
+
+SET pg_gpu.enabled = off;
+\i sql/include/agg_group_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+\i sql/include/agg_group_q.sql
+-- a hash table that outgrows its first allocation (the estimate is far too low)
+SET pg_gpu.chunk_pages = 64;
+\i sql/include/agg_group_q.sql
+
+RESET pg_gpu.chunk_pages;
+RESET pg_gpu.force;
+RESET pg_gpu.enabled;
+DROP TABLE gr, gr_big;
