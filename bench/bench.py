@@ -22,7 +22,18 @@ PCIE_GBS = 55.0
 Q = {
     "Q1": "SELECT min(f8), max(f8), avg(f8), stddev(f8) FROM {t}",
     "Q2": "SELECT min(i4), max(i4), avg(i4), stddev(i4) FROM {t}",
+    # 1,000 groups
+    "Q3": "SELECT g, avg(f8), stddev(f8) FROM {t} GROUP BY g",
+    "Q3b": "SELECT g, avg(f8), stddev(f8) FROM {t} WHERE i4 > 0 AND f8 < 50000 GROUP BY g",
+    # 10 M groups; the outer count keeps 10 M result rows off the client for every plan
+    "Q7": "SELECT count(*), sum(c) FROM (SELECT id % 10000000 AS k, count(*) AS c, sum(f8) AS s "
+          "FROM {t} GROUP BY 1) q",
+    # SSB-style: sum of a product with a range filter on a third column
+    "Q8": "SELECT sum(f8 * i4) FROM {t} WHERE g BETWEEN 100 AND 199",
 }
+# settings for every plan of a query: PostgreSQL's hash aggregation of 10 M groups
+# would spill to disk with the default 4 MB work_mem
+QSET = {"Q7": ["work_mem = '4GB'"]}
 
 
 def psql(sql, db="postgres", capture=True):
@@ -38,19 +49,21 @@ def psql(sql, db="postgres", capture=True):
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
-             "Finish Time", "Bytes Moved", "Pages", "Chunks", "Page Access", "Workers Launched")
+             "Finish Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Page Access", "Workers Launched")
 
 
-def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median):
+def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,
+          warmup=True, explain=True):
     """Median wall time (ms) of `query` over reps runs after one warm-up, in one
     session that has started the GPU engine already (warm=True); also returns where
     the plan ran and the EXPLAIN ANALYZE breakdown of one more run."""
     script = (WARM if warm else "") + "".join(f"SET {s};\n" for s in settings)
-    script += "\\timing on\n" + f"{query};\n" * (reps + 1)
-    script += f"EXPLAIN (ANALYZE, COSTS OFF) {query};\n"
+    script += "\\timing on\n" + f"{query};\n" * (reps + (1 if warmup else 0))
+    if explain:
+        script += f"EXPLAIN (ANALYZE, COSTS OFF) {query};\n"
     out = psql(script, db)
     times = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
-    runs = times[1:reps + 1]
+    runs = times[1:reps + 1] if warmup else times[:reps]
     plan = out.split("\n")
     where = "GPU" if any("GpuAgg" in l for l in plan) else "CPU"
     if where == "GPU" and any("Fallback:" in l for l in plan):
@@ -92,6 +105,8 @@ def main():
                     help="pg_gpu.pin_workers for the GPU runs; 'auto' measures 0/2/4/8/12 on Q1 and takes the fastest")
     ap.add_argument("--variants", action="store_true",
                     help="Q1 under chunk sizes and page-access modes, CPU time per page")
+    ap.add_argument("--queries", default="Q1,Q2,Q3,Q3b,Q7,Q8")
+    ap.add_argument("--gpu-sessions", type=int, default=3)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
 
@@ -140,21 +155,26 @@ def main():
         gpu_set = [f"pg_gpu.pin_workers = {a.pin_workers}"]
     pr("| query | PG serial ms | PG 8 workers ms | pg_gpu ms | vs serial | vs parallel | GB/s (of 55 PCIe) | GPU kernel ms | plan |")
     pr("|---|---|---|---|---|---|---|---|---|")
-    for name, q in Q.items():
-        q = q.format(t="t")
-        # each configuration in 3 separate sessions (backends land on different
-        # cores of this VM and timings differ by session): median of all runs
+    for name in a.queries.split(","):
+        q = Q[name].format(t="t")
+        qs = QSET.get(name, [])
+        # PostgreSQL's plans: one session, one timed run after the first (they take
+        # seconds, and the table is in shared buffers already).  pg_gpu: several
+        # sessions (backends land on different cores of this VM and timings differ
+        # by session), median of all runs.
         runs = {"ser": [], "par": [], "gpu": []}
-        for _ in range(3):
-            for key, st in (("ser", ["max_parallel_workers_per_gather = 0", "pg_gpu.enabled = off"]),
-                            ("par", ["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"]),
-                            ("gpu", ["pg_gpu.enabled = on"] + gpu_set)):
-                ms, where, ex = timed(st, q, a.reps, stat=lambda r: r)
-                runs[key] += ms
-                if key == "par":
-                    ex2 = ex
-                if key == "gpu":
-                    ex3, w3 = ex, where
+        for key, st in (("ser", ["max_parallel_workers_per_gather = 0", "pg_gpu.enabled = off"]),
+                        ("par", ["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"])):
+            ms, where, ex = timed(st + qs, q, 1, stat=lambda r: r, warm=False,
+                                  warmup=(name != "Q7"), explain=(key == "par"))
+            runs[key] += ms
+            if key == "par":
+                ex2 = ex
+        for _ in range(a.gpu_sessions):
+            ms, where, ex = timed(["pg_gpu.enabled = on"] + gpu_set + qs, q, a.reps,
+                                  stat=lambda r: r)
+            runs["gpu"] += ms
+            ex3, w3 = ex, where
         ser, par, gpu = (statistics.median(runs[k]) for k in ("ser", "par", "gpu"))
         gbs = nbytes / (gpu / 1000) / 1e9
         pr(f"| {name} | {ser:.0f} | {par:.0f} | {gpu:.1f} (min {min(runs['gpu']):.1f}) | {ser / gpu:.1f}x | {par / gpu:.1f}x | "
