@@ -12,8 +12,12 @@ ANALYZE ex_t;
 SET pg_gpu.force = on;
 EXPLAIN (COSTS OFF) SELECT count(*), max(b) FROM ex_t;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT count(*), max(b) FROM ex_t;
--- WHERE and GROUP BY run on the GPU; the partial aggregate below is the fallback
+-- WHERE and GROUP BY run on the GPU; the aggregate below is the fallback.
+-- Without internal states GpuAgg finishes the groups (HAVING on top of it) ...
 EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(b) FROM ex_t WHERE a > 10 AND b < 500 GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT a % 10, count(*) * 2 FROM ex_t GROUP BY 1 HAVING max(b) > 10 ORDER BY 2;
+-- ... else PostgreSQL's Finalize Aggregate does, over one row per group
+EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(a::int8) FROM ex_t GROUP BY 1;
 EXPLAIN (COSTS OFF) SELECT sum(a * 2) FROM ex_t WHERE a IN (1, 2, 3) OR b IS NULL;
 -- a filter or key the GPU cannot evaluate keeps PostgreSQL's plan
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ex_t WHERE abs(a) > 10;

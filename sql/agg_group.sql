@@ -26,11 +26,14 @@ SET pg_gpu.enabled = off;
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/agg_group_q.sql
--- a hash table that outgrows its first allocation (the estimate is far too low)
+-- partial states to a Finalize Aggregate instead of finished groups, and small
+-- chunks
+SET pg_gpu.direct_groups = off;
 SET pg_gpu.chunk_pages = 64;
 \i sql/include/agg_group_q.sql
 
 RESET pg_gpu.chunk_pages;
+RESET pg_gpu.direct_groups;
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE gr, gr_big;

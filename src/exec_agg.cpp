@@ -148,6 +148,8 @@ typedef struct GpuAggState
 	pg_gpu_agg_task task;
 	int			nkeys;
 	Oid			key_typid[PG_GPU_MAX_KEYS];
+	bool		direct;			/* emit final values (see gpuagg.h) */
+	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
 	MemoryContext row_cxt;		/* an output row's partial states */
 
 	/* execution */
@@ -299,6 +301,19 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 	}
 	s->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg row",
 									   ALLOCSET_SMALL_SIZES);
+	{
+		List	   *fns = (List *) list_nth(priv, GPUAGG_PRIV_FINALFN);
+		int			i = 0;
+
+		s->direct = (fns != NIL);
+		s->finalfn = (FmgrInfo *) palloc0(sizeof(FmgrInfo) * Max(1, s->nout));
+		foreach(lc, fns)
+		{
+			if (OidIsValid(lfirst_oid(lc)))
+				fmgr_info(lfirst_oid(lc), &s->finalfn[i]);
+			i++;
+		}
+	}
 
 	/* the fallback: PostgreSQL's own partial aggregate */
 	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
@@ -727,16 +742,25 @@ finish:
 	return true;
 }
 
+/*
+ * The node's output for one scan tuple, or NULL if the qual (HAVING, in direct
+ * mode) rejects it.
+ */
 static TupleTableSlot *
 project(GpuAggState *s, TupleTableSlot *scanslot)
 {
 	ProjectionInfo *proj = s->css.ss.ps.ps_ProjInfo;
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	ExprState  *qual = s->css.ss.ps.qual;
 
-	if (proj == NULL)
-		return scanslot;
-	ResetExprContext(s->css.ss.ps.ps_ExprContext);
-	s->css.ss.ps.ps_ExprContext->ecxt_scantuple = scanslot;
-	return ExecProject(proj);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = scanslot;
+	if (qual && !ExecQual(qual, econtext))
+	{
+		InstrCountFiltered1(&s->css.ss.ps, 1);
+		return NULL;
+	}
+	return proj ? ExecProject(proj) : scanslot;
 }
 
 /* A grouping key's word from the engine as a Datum of its type. */
@@ -789,9 +813,22 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	{
 		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &cols[s->out_col[i]] : NULL;
 
-		slot->tts_values[s->nkeys + i] =
-			PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i], col, rows,
-							  &slot->tts_isnull[s->nkeys + i]);
+		Datum		d = PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i],
+										  col, rows, &slot->tts_isnull[s->nkeys + i]);
+
+		/* direct mode: the aggregate's own final function over its state */
+		if (s->direct && s->finalfn[i].fn_oid != InvalidOid &&
+			!(slot->tts_isnull[s->nkeys + i] && s->finalfn[i].fn_strict))
+		{
+			LOCAL_FCINFO(fcinfo, 1);
+
+			InitFunctionCallInfoData(*fcinfo, &s->finalfn[i], 1, InvalidOid, NULL, NULL);
+			fcinfo->args[0].value = d;
+			fcinfo->args[0].isnull = slot->tts_isnull[s->nkeys + i];
+			d = FunctionCallInvoke(fcinfo);
+			slot->tts_isnull[s->nkeys + i] = fcinfo->isnull;
+		}
+		slot->tts_values[s->nkeys + i] = d;
 	}
 	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
@@ -805,8 +842,16 @@ ExecGpuAggImpl(GpuAggState *s)
 
 	if (s->fallback)
 	{
-		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
-		return TupIsNull(slot) ? NULL : project(s, slot);
+		for (;;)
+		{
+			TupleTableSlot *out;
+
+			slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
+			if (TupIsNull(slot))
+				return NULL;
+			if ((out = project(s, slot)) != NULL)
+				return out;
+		}
 	}
 	if (s->gpu_ran && s->nkeys > 0)
 	{
@@ -815,14 +860,20 @@ ExecGpuAggImpl(GpuAggState *s)
 		int64		rows;
 		pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
 
-		if (s->next_group >= s->res.ngroups)
+		for (;;)
 		{
-			release_gpu(s, true);
-			return NULL;
+			TupleTableSlot *out;
+
+			if (s->next_group >= s->res.ngroups)
+			{
+				release_gpu(s, true);
+				return NULL;
+			}
+			CHECK_FOR_INTERRUPTS();
+			pg_gpu_agg_group(s->agg, s->next_group++, keys, &nullmask, &rows, cols);
+			if ((out = emit_row(s, keys, nullmask, rows, cols)) != NULL)
+				return out;
 		}
-		CHECK_FOR_INTERRUPTS();
-		pg_gpu_agg_group(s->agg, s->next_group++, keys, &nullmask, &rows, cols);
-		return emit_row(s, keys, nullmask, rows, cols);
 	}
 	if (s->done)
 		return NULL;
@@ -838,8 +889,7 @@ ExecGpuAggImpl(GpuAggState *s)
 					(errmsg("GpuAgg fell back to the CPU: %s",
 							PgGpuFallbackName(s->fb_reason)),
 					 errdetail("%s", s->fb_msg)));
-		slot = ExecProcNode((PlanState *) linitial(s->css.custom_ps));
-		return TupIsNull(slot) ? NULL : project(s, slot);
+		return ExecGpuAggImpl(s);
 	}
 	if (s->task.emulate)
 		PgGpuStatsEmulatedRun(PG_GPU_NODE_AGG);

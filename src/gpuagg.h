@@ -12,6 +12,10 @@
  * pg_gpu_coltype and the index of its engine input.  The task (programs, columns,
  * inputs, keys) is a bytea Const; the executor fills in the table's layout.
  * The WHERE quals live only in the task; their text is kept for EXPLAIN.
+ *
+ * Direct mode (grouped, no internal states): custom_scan_tlist holds the keys and
+ * the aggregates' final values, which GpuAgg computes with PostgreSQL's final
+ * functions; the plan's qual is HAVING and its targetlist the query's output.
  */
 typedef enum GpuAggPrivate
 {
@@ -19,7 +23,9 @@ typedef enum GpuAggPrivate
 	GPUAGG_PRIV_OUT_COLTYPE,	/* IntList */
 	GPUAGG_PRIV_OUT_COL,		/* IntList */
 	GPUAGG_PRIV_TASK,			/* Const bytea: pg_gpu_agg_task */
-	GPUAGG_PRIV_FILTER_TEXT		/* String: the GPU filter, deparsed ("" if none) */
+	GPUAGG_PRIV_FILTER_TEXT,	/* String: the GPU filter, deparsed ("" if none) */
+	GPUAGG_PRIV_FINALFN			/* OidList: direct mode, each aggregate's final
+								 * function (InvalidOid: none); NIL: partial mode */
 } GpuAggPrivate;
 
 extern CustomScanMethods gpuagg_scan_methods;

@@ -22,6 +22,7 @@ extern "C" {
 bool		pg_gpu_enabled = true;
 bool		pg_gpu_force = false;
 bool		pg_gpu_enable_gpuagg = true;
+bool		pg_gpu_direct_groups = true;
 double		pg_gpu_startup_cost = 300.0;
 double		pg_gpu_init_cost = 100000.0;
 double		pg_gpu_page_cost = 0.25;
@@ -52,6 +53,11 @@ PgGpuDefineGucs(void)
 	DefineCustomBoolVariable("pg_gpu.enable_gpuagg",
 							 "Enables the GpuAgg aggregation node.",
 							 NULL, &pg_gpu_enable_gpuagg, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.direct_groups",
+							 "Lets GpuAgg finish groups itself with PostgreSQL's final functions.",
+							 "When off, grouped GpuAgg always emits partial states to a Finalize Aggregate.",
+							 &pg_gpu_direct_groups, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.startup_cost",
 							 "Cost of starting GPU work for one query (launches, synchronisation).",

@@ -11,6 +11,7 @@
 extern bool pg_gpu_enabled;
 extern bool pg_gpu_force;
 extern bool pg_gpu_enable_gpuagg;
+extern bool pg_gpu_direct_groups;
 extern double pg_gpu_startup_cost;
 extern double pg_gpu_init_cost;
 extern double pg_gpu_page_cost;

@@ -28,6 +28,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "catalog/pg_type.h"
 #include "optimizer/cost.h"
+#include "utils/syscache.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
@@ -388,9 +389,34 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		b.task->groups_hint = (int64) Min(ngroups, 1e12);
 	}
 
+	/*
+	 * Grouped, with no aggregate whose state is "internal": GpuAgg itself applies
+	 * PostgreSQL's final functions to the states and emits finished groups (HAVING
+	 * and the output expressions evaluated by the scan's qual and projection), so
+	 * no Finalize node handles every group a second time.
+	 */
+	List	   *finalfns = NIL;
+	bool		direct = grouped && pg_gpu_direct_groups;
+
+	foreach(lc, b.aggs)
+	{
+		Aggref	   *a = (Aggref *) lfirst(lc);
+		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+		Form_pg_aggregate agg;
+
+		if (!HeapTupleIsValid(tup))
+			return;
+		agg = (Form_pg_aggregate) GETSTRUCT(tup);
+		if (agg->aggtranstype == INTERNALOID || agg->aggfinalextra)
+			direct = false;
+		finalfns = lappend_oid(finalfns, agg->aggfinalfn);
+		ReleaseSysCache(tup);
+	}
+	if (!direct)
+		finalfns = NIL;
+
 	/* the partial target: grouping keys, then PostgreSQL's INITIAL_SERIAL Aggrefs */
 	PathTarget *partial_target = create_empty_pathtarget();
-
 	ListCell   *lc2;
 
 	forboth(lc, b.key_exprs, lc2, b.key_refs)
@@ -399,7 +425,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	{
 		Aggref	   *p = (Aggref *) copyObject(lfirst(lc));
 
-		mark_partial_aggref(p, AGGSPLIT_INITIAL_SERIAL);
+		if (!direct)
+			mark_partial_aggref(p, AGGSPLIT_INITIAL_SERIAL);
 		add_column_to_pathtarget(partial_target, (Expr *) p, 0);
 	}
 	partial_target = set_pathtarget_cost_width(root, partial_target);
@@ -411,7 +438,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	MemSet(&final_costs, 0, sizeof(final_costs));
 	if (parse->hasAggs)
 	{
-		get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
+		get_agg_clause_costs(root, direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
+							 &partial_costs);
 		get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
 	}
 
@@ -420,7 +448,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 													   input_rel->cheapest_total_path,
 													   partial_target,
 													   grouped ? AGG_HASHED : AGG_PLAIN,
-													   AGGSPLIT_INITIAL_SERIAL,
+													   direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
 													   grouped ? parse->groupClause : NIL,
 													   NIL, &partial_costs, ngroups);
 
@@ -428,7 +456,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = partial_target;
+	cpath->path.pathtarget = direct ? target : partial_target;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
@@ -454,9 +482,24 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	cpath->custom_private = list_make5(b.out_state, b.out_coltype, b.out_col,
 									   task_const(b.task), filter_text(quals, rte->relid,
 																	   input_rel->relid));
+	cpath->custom_private = lappend(cpath->custom_private, finalfns);
+	cpath->custom_private = lappend(cpath->custom_private,
+									direct ? make_tlist_from_pathtarget(partial_target) : NIL);
+	cpath->custom_private = lappend(cpath->custom_private, direct ? extra->havingQual : NULL);
 	cpath->custom_private = lappend(cpath->custom_private,
 									makeInteger((int) input_rel->relid));
 	cpath->methods = &gpuagg_path_methods;
+
+	if (direct)
+	{
+		if (pg_gpu_force)
+		{
+			output_rel->pathlist = NIL;
+			output_rel->partial_pathlist = NIL;
+		}
+		add_path(output_rel, &cpath->path);
+		return;
+	}
 
 	/*
 	 * GpuAgg emits every group exactly once, so the Finalize step never has two
@@ -485,15 +528,20 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
+	List	   *scan_tlist = (List *) list_nth(priv, GPUAGG_PRIV_FINALFN + 1);
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
+	/* direct mode: HAVING, over finished groups */
+	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, GPUAGG_PRIV_FINALFN + 2));
+	if (cscan->scan.plan.qual && !IsA(cscan->scan.plan.qual, List))
+		cscan->scan.plan.qual = make_ands_implicit((Expr *) cscan->scan.plan.qual);
 	cscan->scan.scanrelid = (Index) intVal(llast(priv));
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FILTER_TEXT + 1);
-	cscan->custom_scan_tlist = (List *) copyObject(tlist);
+	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
+	/* the scan tuple: keys and partial states, or (direct) keys and final values */
+	cscan->custom_scan_tlist = (List *) copyObject(scan_tlist ? scan_tlist : tlist);
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuagg_scan_methods;
 	return &cscan->scan.plan;
