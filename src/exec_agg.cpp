@@ -166,6 +166,7 @@ typedef struct GpuAggState
 
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
+	bool		pin_tried;		/* asked for pin workers */
 
 	/* instrumentation */
 	pg_gpu_agg_result res;
@@ -644,11 +645,13 @@ run_on_gpu(GpuAggState *s)
 
 	/* in place and big enough: let parallel workers do the pinning */
 	s->pin_workers = 0;
+	s->pin_tried = false;
 	if (s->registered && strategy == NULL && pg_gpu_pin_workers > 0 &&
 		nblocks >= (BlockNumber) pg_gpu_pin_workers_min_pages &&
 		pg_gpu_agg_slot_get(s->agg, 0, &probe, &err) == PG_GPU_OK &&
 		probe.capacity >= PG_GPU_PIN_CHUNK_PAGES)
 	{
+		s->pin_tried = true;
 		s->pin_ctx = PgGpuPinWorkersStart(rel, snapshot, nblocks, pg_gpu_pin_workers);
 		if (s->pin_ctx)
 		{
@@ -964,6 +967,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		if (s->pin_workers > 0)
 			ExplainPropertyInteger("Pin Workers", NULL, s->pin_workers, es);
+		else if (s->pin_tried)
+			ExplainPropertyText("Pin Workers", "none could be launched", es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
