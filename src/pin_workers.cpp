@@ -206,7 +206,12 @@ PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks, int n
 	char	   *snap_area;
 	PgGpuPinCtx *ctx;
 
-	if (nworkers <= 0 || IsInParallelMode() || !IsUnderPostmaster)
+	/*
+	 * Not from a parallel worker; but the leader may already be in parallel mode
+	 * (a Gather in the plan, e.g. in GpuAgg's fallback child), where another
+	 * parallel context is as legal as a second Gather.
+	 */
+	if (nworkers <= 0 || IsParallelWorker() || !IsUnderPostmaster)
 		return NULL;
 	EnterParallelMode();
 	pcxt = CreateParallelContext("pg_gpu", "PgGpuPinWorkerMain", nworkers);
