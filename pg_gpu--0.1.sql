@@ -48,3 +48,270 @@ CREATE VIEW pg_gpu_stats AS SELECT * FROM pg_gpu_stats();
 CREATE VIEW pg_gpu_fallbacks AS SELECT * FROM pg_gpu_fallbacks() WHERE count > 0;
 
 REVOKE ALL ON FUNCTION pg_gpu_stats_reset() FROM PUBLIC;
+
+-- Explicit GPU aggregates: gpu_min, gpu_max, gpu_sum, gpu_avg and the variance and
+-- standard-deviation family over int2/4/8 and float4/8.  The transition function
+-- collects the group's values; the final function reduces them on the GPU when
+-- there are at least pg_gpu.min_rows of them (else on the CPU), with the same exact
+-- state arithmetic as GpuAgg, and finishes with the built-in aggregate's own final
+-- function, so results equal the built-ins' type for type.  Partial aggregation
+-- (parallel plans) combines and serialises the collected values.
+CREATE FUNCTION pg_gpu_collect(internal, anyelement) RETURNS internal
+AS 'MODULE_PATHNAME', 'pg_gpu_collect' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION pg_gpu_collect_combine(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'pg_gpu_collect_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION pg_gpu_collect_serialize(internal) RETURNS bytea
+AS 'MODULE_PATHNAME', 'pg_gpu_collect_serialize' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION pg_gpu_collect_deserialize(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'pg_gpu_collect_deserialize' LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION pg_gpu_final_min_int2(internal) RETURNS int2
+AS 'MODULE_PATHNAME', 'pg_gpu_final_min' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_min(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_min_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_min_int4(internal) RETURNS int4
+AS 'MODULE_PATHNAME', 'pg_gpu_final_min' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_min(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_min_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_min_int8(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_min' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_min(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_min_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_min_float4(internal) RETURNS float4
+AS 'MODULE_PATHNAME', 'pg_gpu_final_min' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_min(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_min_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_min_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_min' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_min(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_min_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_max_int2(internal) RETURNS int2
+AS 'MODULE_PATHNAME', 'pg_gpu_final_max' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_max(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_max_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_max_int4(internal) RETURNS int4
+AS 'MODULE_PATHNAME', 'pg_gpu_final_max' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_max(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_max_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_max_int8(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_max' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_max(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_max_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_max_float4(internal) RETURNS float4
+AS 'MODULE_PATHNAME', 'pg_gpu_final_max' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_max(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_max_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_max_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_max' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_max(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_max_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_sum_int2(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_sum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_sum(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_sum_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_sum_int4(internal) RETURNS int8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_sum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_sum(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_sum_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_sum_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_sum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_sum(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_sum_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_sum_float4(internal) RETURNS float4
+AS 'MODULE_PATHNAME', 'pg_gpu_final_sum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_sum(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_sum_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_sum_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_sum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_sum(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_sum_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_avg_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_avg' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_avg(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_avg_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_avg_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_avg' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_avg(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_avg_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_avg_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_avg' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_avg(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_avg_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_avg_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_avg' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_avg(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_avg_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_avg_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_avg' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_avg(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_avg_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_samp_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_samp(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_samp_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_samp_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_samp(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_samp_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_samp_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_samp(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_samp_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_samp_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_samp(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_samp_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_samp_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_samp(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_samp_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_pop_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_pop(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_pop_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_pop_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_pop(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_pop_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_pop_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_pop(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_pop_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_pop_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_pop(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_pop_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_stddev_pop_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_stddev_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_stddev_pop(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_stddev_pop_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_variance_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_variance' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_variance(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_variance_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_variance_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_variance' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_variance(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_variance_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_variance_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_variance' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_variance(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_variance_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_variance_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_variance' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_variance(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_variance_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_variance_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_variance' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_variance(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_variance_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_samp_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_samp(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_samp_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_samp_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_samp(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_samp_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_samp_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_samp(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_samp_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_samp_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_samp(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_samp_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_samp_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_samp' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_samp(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_samp_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_pop_int2(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_pop(int2) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_int2,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_pop_int4(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_pop(int4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_int4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_pop_int8(internal) RETURNS numeric
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_pop(int8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_int8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_pop_float4(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_pop(float4) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_float4,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION pg_gpu_final_var_pop_float8(internal) RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE gpu_var_pop(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_float8,
+  COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
+  DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);

@@ -272,6 +272,12 @@ host_agg_group_entry(host_agg *h, int64_t g)
 }
 
 void
+host_agg_task(host_agg *h, pg_gpu_agg_task *task)
+{
+	*task = h->task;
+}
+
+void
 host_agg_end(host_agg *h)
 {
 	delete h;

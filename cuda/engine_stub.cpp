@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "agg_host.h"
+#include "group.cuh"
 #include "pg_gpu_engine.h"
+
+using namespace pg_gpu::cuda;
 
 /* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run. */
 struct pg_gpu_agg
@@ -86,10 +89,33 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 }
 
 extern "C" pg_gpu_status
-pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *)
+pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
-	host_agg_finish(agg->host, res);
-	return PG_GPU_OK;
+	return host_agg_finish(agg->host, res, err);
+}
+
+extern "C" void
+pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
+				 int64_t *rows, pg_gpu_col_state *states)
+{
+	const uint64_t *e = host_agg_group_entry(agg->host, g);
+	pg_gpu_agg_task task;
+	group_layout L;
+
+	host_agg_task(agg->host, &task);
+	make_group_layout(task, L);
+	for (int k = 0; k < task.nkeys; k++)
+		keys[k] = e[kWKeys + k];
+	*nullmask = (uint32_t) e[kWNulls];
+	*rows = (int64_t) e[kWRows];
+	for (int i = 0; i < task.ninputs; i++)
+		group_col_state(e, task, L, i, states[i]);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_reduce(const void *, int64_t, int, pg_gpu_col_state *, double *, pg_gpu_error *err)
+{
+	return not_compiled(err);
 }
 
 extern "C" void

@@ -307,6 +307,19 @@ void		pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys,
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
 
+/* ---- explicit aggregates: one group's collected values ------------------ */
+
+/*
+ * Exact state of n values stored natively (int16/int32/int64/float/double per
+ * coltype), reduced on the GPU; *gpu_ms receives the device time (copy included).
+ */
+pg_gpu_status pg_gpu_reduce(const void *values, int64_t n, int coltype,
+							pg_gpu_col_state *out, double *gpu_ms, pg_gpu_error *err);
+
+/* The same reduction on the CPU (same arithmetic, sequential). */
+void		pg_gpu_reduce_host(const void *values, int64_t n, int coltype,
+							   pg_gpu_col_state *out);
+
 /* ---- host-side helpers shared with src/ (exact state arithmetic) --------- */
 
 /* Merge b into a, as the kernels do (float8_combine rules for the float part). */

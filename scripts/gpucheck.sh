@@ -15,5 +15,6 @@ runs=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE
 bad=$(psql -X -At -d postgres -c "SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks
   WHERE reason NOT IN ('injected failure', 'out of gpu memory', 'serializable isolation',
                      'expression error')")
-echo "gpucheck: GpuAgg ran on the GPU $runs times; unexpected fallbacks: $bad"
-[ "$runs" -ge 50 ] && [ "$bad" -eq 0 ]
+finals=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'gpu_aggregates'")
+echo "gpucheck: GpuAgg ran on the GPU $runs times, gpu_* final reductions $finals times; unexpected fallbacks: $bad"
+[ "$runs" -ge 50 ] && [ "$finals" -ge 100 ] && [ "$bad" -eq 0 ]

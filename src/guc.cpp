@@ -23,6 +23,7 @@ bool		pg_gpu_enabled = true;
 bool		pg_gpu_force = false;
 bool		pg_gpu_enable_gpuagg = true;
 bool		pg_gpu_direct_groups = true;
+int			pg_gpu_min_rows = 100000;
 double		pg_gpu_startup_cost = 300.0;
 double		pg_gpu_init_cost = 100000.0;
 double		pg_gpu_page_cost = 0.25;
@@ -59,6 +60,11 @@ PgGpuDefineGucs(void)
 							 "When off, grouped GpuAgg always emits partial states to a Finalize Aggregate.",
 							 &pg_gpu_direct_groups, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.min_rows",
+							"Smallest group the gpu_* aggregates reduce on the GPU.",
+							"Smaller groups are reduced on the CPU, with the same arithmetic.",
+							&pg_gpu_min_rows, 100000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.startup_cost",
 							 "Cost of starting GPU work for one query (launches, synchronisation).",
 							 NULL, &pg_gpu_startup_cost, 300.0, 0.0, DBL_MAX,

@@ -12,6 +12,7 @@ extern bool pg_gpu_enabled;
 extern bool pg_gpu_force;
 extern bool pg_gpu_enable_gpuagg;
 extern bool pg_gpu_direct_groups;
+extern int	pg_gpu_min_rows;
 extern double pg_gpu_startup_cost;
 extern double pg_gpu_init_cost;
 extern double pg_gpu_page_cost;
@@ -33,6 +34,7 @@ void		PgGpuDefineGucs(void);
 typedef enum PgGpuNode
 {
 	PG_GPU_NODE_AGG = 0,
+	PG_GPU_NODE_FINAL,			/* the gpu_* aggregates' final reductions */
 	PG_GPU_NODE_COUNT
 } PgGpuNode;
 

@@ -1,0 +1,47 @@
+--
+-- Explicit GPU aggregates gpu_min ... gpu_var_pop: equal to the built-ins, type for
+-- type, reduced on the GPU (pg_gpu.min_rows = 0) or on the CPU, in plain queries,
+-- joins, GROUP BY and parallel plans
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE ga (id int4, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8);
+INSERT INTO ga SELECT i, (i % 100 - 50)::int2, (i * 7) % 100003 - 50000, i::int8 * 1234567,
+  (i % 1000) / 8.0, (i % 10000) / 16.0 FROM generate_series(1, 40000) i;
+INSERT INTO ga VALUES (40001, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE ga_special (f4 float4, f8 float8, i8 int8);
+INSERT INTO ga_special VALUES ('NaN', 'NaN', 9223372036854775807), ('-0', '-0', 9223372036854775807),
+  ('Infinity', 'Infinity', 1);
+CREATE TABLE ga_over (f8 float8);
+INSERT INTO ga_over SELECT 1e308 FROM generate_series(1, 3);
+CREATE TABLE ga_empty (i4 int4, f8 float8);
+VACUUM ANALYZE ga, ga_special, ga_over, ga_empty;
+ALTER TABLE ga SET (parallel_workers = 2);
+
+-- the built-ins, for reference
+SELECT min(i2), max(i4), sum(i2), sum(i4), sum(i8), sum(f4), sum(f8), avg(i2), avg(i4), avg(i8), avg(f4), avg(f8) FROM ga;
+SELECT stddev(i2), stddev_samp(i4), stddev_pop(i8), variance(i4), var_samp(i8), var_pop(i2) FROM ga;
+SELECT round(stddev(f8)::numeric, 9), round(var_pop(f4)::numeric, 9), round(var_samp(f8)::numeric, 6), pg_typeof(stddev(f4)) FROM ga;
+SET pg_gpu.enabled = off;
+\i sql/include/gpu_aggs_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.min_rows = 0;
+\i sql/include/gpu_aggs_q.sql
+-- parallel plans combine and serialise the collected values
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT gpu_avg(i4) FROM ga;
+\i sql/include/gpu_aggs_q.sql
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+-- small groups stay on the CPU
+SET pg_gpu.min_rows = 1000000;
+\i sql/include/gpu_aggs_q.sql
+
+RESET pg_gpu.min_rows;
+RESET pg_gpu.enabled;
+DROP TABLE ga, ga_special, ga_over, ga_empty;
