@@ -106,6 +106,8 @@ def main():
     ap.add_argument("--variants", action="store_true",
                     help="Q1 under chunk sizes and page-access modes, CPU time per page")
     ap.add_argument("--queries", default="Q1,Q2,Q3,Q3b,Q7,Q8")
+    ap.add_argument("--crossover", action="store_true",
+                    help="gpu_* aggregates: final reduction on the CPU vs the GPU, N = 100 .. rows")
     ap.add_argument("--gpu-sessions", type=int, default=3)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
@@ -227,6 +229,30 @@ def main():
             bd = " / ".join(exf.get(k, "?").replace(" ms", "") for k in
                             ("GPU Time", "CPU Page Time", "CPU Wait Time", "CPU Setup Time", "Finish Time"))
             pr(f"| {n:,} | {cpu:.2f} | {dflt:.2f} | {where} | {forced:.2f} | {dflt / cpu:.2f} | {bd} |")
+        pr()
+    if a.crossover:
+        pr("### gpu_* aggregates: CPU vs GPU final reduction (pg_gpu.min_rows crossover)")
+        pr()
+        pr("`SELECT gpu_avg(f8), gpu_stddev(f8), gpu_sum(i4) FROM t_N`, one warm session per mode, "
+           "fastest of the runs; the built-ins for reference.")
+        pr()
+        pr("| N | built-ins ms | gpu_* on CPU ms | gpu_* on GPU ms | CPU / GPU |")
+        pr("|---|---|---|---|---|")
+        n = 100
+        while n <= a.rows:
+            tn = "t" if n == a.rows else f"t_{n}"
+            if tn != "t":
+                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; VACUUM ANALYZE {tn};")
+            reps = max(3, min(25, 10_000_000 // n))
+            q = f"SELECT gpu_avg(f8), gpu_stddev(f8), gpu_sum(i4) FROM {tn}"
+            qb = f"SELECT avg(f8), stddev(f8), sum(i4) FROM {tn}"
+            base = timed(["max_parallel_workers_per_gather = 0"], qb, reps, stat=min, explain=False)[0]
+            cpu = timed(["max_parallel_workers_per_gather = 0", "pg_gpu.min_rows = 2147483647"], q, reps,
+                        stat=min, explain=False)[0]
+            gpu = timed(["max_parallel_workers_per_gather = 0", "pg_gpu.min_rows = 0"], q, reps,
+                        stat=min, explain=False)[0]
+            pr(f"| {n:,} | {base:.2f} | {cpu:.2f} | {gpu:.2f} | {cpu / gpu:.2f} |")
+            n *= 10
         pr()
     with open(os.path.join(a.out, "bench_results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
