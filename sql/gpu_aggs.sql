@@ -7,7 +7,7 @@ SET extra_float_digits = 0;
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE ga (id int4, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8);
 INSERT INTO ga SELECT i, (i % 100 - 50)::int2, (i * 7) % 100003 - 50000, i::int8 * 1234567,
-  (i % 1000) / 8.0, (i % 10000) / 16.0 FROM generate_series(1, 40000) i;
+  (i % 100) / 4.0, (i % 10000) / 16.0 FROM generate_series(1, 40000) i;
 INSERT INTO ga VALUES (40001, NULL, NULL, NULL, NULL, NULL);
 CREATE TABLE ga_special (f4 float4, f8 float8, i8 int8);
 INSERT INTO ga_special VALUES ('NaN', 'NaN', 9223372036854775807), ('-0', '-0', 9223372036854775807),
