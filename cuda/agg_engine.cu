@@ -849,15 +849,11 @@ extern "C" void
 pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 				 int64_t *rows, pg_gpu_col_state *states)
 {
-	const uint64_t *e = agg->host ? host_agg_group_entry(agg->host, g)
-		: agg->h_groups + (size_t) g * agg->layout.words;
-
-	for (int k = 0; k < agg->task.nkeys; k++)
-		keys[k] = e[kWKeys + k];
-	*nullmask = (uint32_t) e[kWNulls];
-	*rows = (int64_t) e[kWRows];
-	for (int i = 0; i < agg->task.ninputs; i++)
-		group_col_state(e, agg->task, agg->layout, i, states[i]);
+	if (agg->host)
+		host_agg_group(agg->host, g, keys, nullmask, rows, states);
+	else
+		group_decode(agg->h_groups + (size_t) g * agg->layout.words, agg->task, agg->layout,
+					 keys, nullmask, rows, states);
 }
 
 extern "C" void

@@ -265,16 +265,12 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-const uint64_t *
-host_agg_group_entry(host_agg *h, int64_t g)
-{
-	return &h->groups[(size_t) g * h->L.words];
-}
-
 void
-host_agg_task(host_agg *h, pg_gpu_agg_task *task)
+host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
+			   pg_gpu_col_state *states)
 {
-	*task = h->task;
+	group_decode(&h->groups[(size_t) g * h->L.words], h->task, h->L, keys, nullmask, rows,
+				 states);
 }
 
 void

@@ -17,8 +17,8 @@ host_agg   *host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err);
 pg_gpu_status host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out);
 pg_gpu_status host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err);
 pg_gpu_status host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err);
-const uint64_t *host_agg_group_entry(host_agg *h, int64_t g);
-void		host_agg_task(host_agg *h, pg_gpu_agg_task *task);
+void		host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask,
+						   int64_t *rows, pg_gpu_col_state *states);
 void		host_agg_end(host_agg *h);
 
 #endif							/* PG_GPU_AGG_HOST_H */

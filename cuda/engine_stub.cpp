@@ -8,10 +8,7 @@
 #include <string.h>
 
 #include "agg_host.h"
-#include "group.cuh"
 #include "pg_gpu_engine.h"
-
-using namespace pg_gpu::cuda;
 
 /* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run. */
 struct pg_gpu_agg
@@ -98,18 +95,7 @@ extern "C" void
 pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 				 int64_t *rows, pg_gpu_col_state *states)
 {
-	const uint64_t *e = host_agg_group_entry(agg->host, g);
-	pg_gpu_agg_task task;
-	group_layout L;
-
-	host_agg_task(agg->host, &task);
-	make_group_layout(task, L);
-	for (int k = 0; k < task.nkeys; k++)
-		keys[k] = e[kWKeys + k];
-	*nullmask = (uint32_t) e[kWNulls];
-	*rows = (int64_t) e[kWRows];
-	for (int i = 0; i < task.ninputs; i++)
-		group_col_state(e, task, L, i, states[i]);
+	host_agg_group(agg->host, g, keys, nullmask, rows, states);
 }
 
 extern "C" pg_gpu_status

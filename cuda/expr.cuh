@@ -49,12 +49,6 @@ f_bits(double d)
 	return b;
 }
 
-PG_GPU_HD bool
-is_float_vt(int t)
-{
-	return t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8;
-}
-
 /* int range of a result type */
 PG_GPU_HD bool
 int_in_range(int128 v, int t)
@@ -85,7 +79,7 @@ float_cmp(double a, double b)
 PG_GPU_HD int
 val_cmp(uint64_t a, uint64_t b, int t)
 {
-	if (is_float_vt(t))
+	if (is_float_type(t))
 		return float_cmp(as_f(a), as_f(b));
 	int64_t		x = (int64_t) a,
 				y = (int64_t) b;
@@ -306,7 +300,7 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 						x.null = true;
 						break;
 					}
-					if (is_float_vt(in.type))
+					if (is_float_type(in.type))
 					{
 						double		r;
 
@@ -330,7 +324,7 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (x.null)
 						break;
-					if (is_float_vt(in.type))
+					if (is_float_type(in.type))
 						x.bits = f_bits(-as_f(x.bits));
 					else
 					{
@@ -348,15 +342,15 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (x.null)
 						break;
-					if (is_float_vt(in.type))
+					if (is_float_type(in.type))
 					{
-						double		d = is_float_vt(in.a) ? as_f(x.bits)
+						double		d = is_float_type(in.a) ? as_f(x.bits)
 							: (double) (int64_t) x.bits;
 
 						if (in.type == PG_GPU_FLOAT4)
 						{
 							/* i4tof / i8tof round to float; ftod is exact */
-							float		f = is_float_vt(in.a) ? (float) d
+							float		f = is_float_type(in.a) ? (float) d
 								: (float) (int64_t) x.bits;
 
 							d = f;

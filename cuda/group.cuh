@@ -675,6 +675,19 @@ group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout 
 	}
 }
 
+/* A finished entry as the engine's interface reports a group. */
+PG_GPU_HD void
+group_decode(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
+			 uint64_t *keys, uint32_t *nullmask, int64_t *rows, pg_gpu_col_state *states)
+{
+	for (int k = 0; k < t.nkeys; k++)
+		keys[k] = e[kWKeys + k];
+	*nullmask = (uint32_t) e[kWNulls];
+	*rows = (int64_t) e[kWRows];
+	for (int i = 0; i < t.ninputs; i++)
+		group_col_state(e, t, L, i, states[i]);
+}
+
 /* Key words of a row: kw[0] NULL mask, kw[1..] values. */
 PG_GPU_HD void
 row_key(const pg_gpu_agg_task &t, const pval *keys, uint64_t *kw)

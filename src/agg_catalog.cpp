@@ -31,6 +31,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "agg_catalog.h"
+#include "expr_compile.h"
 }
 
 typedef struct AggEntry
@@ -76,21 +77,9 @@ PgGpuAggLookup(Oid aggfnoid, PgGpuAggState *state, Oid *argtype)
 int
 PgGpuColType(Oid typid)
 {
-	switch (typid)
-	{
-		case INT2OID:
-			return PG_GPU_INT2;
-		case INT4OID:
-			return PG_GPU_INT4;
-		case INT8OID:
-			return PG_GPU_INT8;
-		case FLOAT4OID:
-			return PG_GPU_FLOAT4;
-		case FLOAT8OID:
-			return PG_GPU_FLOAT8;
-		default:
-			return 0;
-	}
+	int			t = PgGpuValueType(typid);
+
+	return (t >= PG_GPU_INT2 && t <= PG_GPU_FLOAT8) ? t : 0;
 }
 
 static int128

@@ -360,44 +360,48 @@ give_up(GpuAggState *s, PgGpuFallback reason, const char *msg)
 	return false;
 }
 
-/* Physical layout of the attributes the kernels walk; false if unsupported. */
-static bool
-fill_layout(GpuAggState *s, Relation rel)
+/*
+ * Physical layout of the attributes the kernels walk, into task; false if the
+ * kernels cannot decode them (no "missing" values, no cstring columns).  The
+ * planner asks when it builds the path, the executor again at run time, since the
+ * table may have changed in between.
+ */
+bool
+PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	int			maxatt = -1;
 
-	for (int c = 0; c < s->task.ncols; c++)
+	for (int c = 0; c < task->ncols; c++)
 	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, s->task.cols[c].attidx);
-
-		if (s->task.cols[c].attidx >= tupdesc->natts || att->atthasmissing)
+		if (task->cols[c].attidx >= tupdesc->natts ||
+			TupleDescAttr(tupdesc, task->cols[c].attidx)->atthasmissing)
 			return false;
-		maxatt = Max(maxatt, s->task.cols[c].attidx);
+		maxatt = Max(maxatt, task->cols[c].attidx);
 	}
 	if (maxatt >= PG_GPU_MAX_DEFORM_ATTS)
 		return false;
-	s->task.natts = maxatt + 1;
+	task->natts = maxatt + 1;
 	for (int j = 0; j <= maxatt; j++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, j);
 
 		if (att->attlen == -2)
 			return false;
-		s->task.attlen[j] = att->attlen;
+		task->attlen[j] = att->attlen;
 		switch (att->attalign)
 		{
 			case TYPALIGN_CHAR:
-				s->task.attalign[j] = 1;
+				task->attalign[j] = 1;
 				break;
 			case TYPALIGN_SHORT:
-				s->task.attalign[j] = 2;
+				task->attalign[j] = 2;
 				break;
 			case TYPALIGN_INT:
-				s->task.attalign[j] = 4;
+				task->attalign[j] = 4;
 				break;
 			default:
-				s->task.attalign[j] = 8;
+				task->attalign[j] = 8;
 				break;
 		}
 	}
@@ -608,7 +612,7 @@ run_on_gpu(GpuAggState *s)
 	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
 	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
-	if (!fill_layout(s, rel))
+	if (!PgGpuFillLayout(rel, &s->task))
 		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
 
 	/*

@@ -252,23 +252,62 @@ reduce_group(const GpuCollect *c, pg_gpu_col_state *col)
 	pg_gpu_reduce_host(c->data, c->n, c->coltype, col);
 }
 
-static Datum
-call1(FunctionCallInfo outer, Oid fn, Datum arg, bool argnull, bool *isnull)
+/*
+ * The built-in aggregate's deserialise and final functions, looked up once per
+ * call site (flinfo->fn_extra), not once per group.
+ */
+typedef struct BuiltinFinal
 {
-	FmgrInfo	flinfo;
+	int			coltype;
+	bool		internal_state;
+	FmgrInfo	deserialfn;
+	FmgrInfo	finalfn;		/* fn_oid InvalidOid: none */
+} BuiltinFinal;
+
+static BuiltinFinal *
+builtin_final(FunctionCallInfo fcinfo, int kind, int coltype)
+{
+	BuiltinFinal *bf = (BuiltinFinal *) fcinfo->flinfo->fn_extra;
+	MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
+	Oid			aggoid = builtin[kind][coltype - PG_GPU_INT2];
+	HeapTuple	tup;
+	Form_pg_aggregate agg;
+
+	if (bf && bf->coltype == coltype)
+		return bf;
+	if (!bf)
+		bf = (BuiltinFinal *) MemoryContextAllocZero(cxt, sizeof(BuiltinFinal));
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	bf->coltype = coltype;
+	bf->internal_state = (agg->aggtranstype == INTERNALOID);
+	bf->finalfn.fn_oid = InvalidOid;
+	if (bf->internal_state)
+		fmgr_info_cxt(agg->aggdeserialfn, &bf->deserialfn, cxt);
+	if (OidIsValid(agg->aggfinalfn))
+		fmgr_info_cxt(agg->aggfinalfn, &bf->finalfn, cxt);
+	ReleaseSysCache(tup);
+	fcinfo->flinfo->fn_extra = bf;
+	return bf;
+}
+
+static Datum
+call1(FunctionCallInfo outer, FmgrInfo *flinfo, Datum arg, bool argnull, bool *isnull)
+{
 	LOCAL_FCINFO(f, 2);
 
-	fmgr_info(fn, &flinfo);
-	if (flinfo.fn_strict && argnull)
+	if (flinfo->fn_strict && argnull)
 	{
 		*isnull = true;
 		return (Datum) 0;
 	}
 	/* the built-ins' internal-state functions check for an aggregate context */
-	InitFunctionCallInfoData(*f, &flinfo, flinfo.fn_nargs, InvalidOid, outer->context, NULL);
+	InitFunctionCallInfoData(*f, flinfo, flinfo->fn_nargs, InvalidOid, outer->context, NULL);
 	f->args[0].value = arg;
 	f->args[0].isnull = argnull;
-	if (flinfo.fn_nargs > 1)
+	if (flinfo->fn_nargs > 1)
 	{
 		f->args[1].value = (Datum) 0;	/* deserialise: the unused "internal" */
 		f->args[1].isnull = false;
@@ -285,12 +324,7 @@ gpu_final(FunctionCallInfo fcinfo, int kind)
 	GpuCollect *c;
 	pg_gpu_col_state col;
 	PgGpuAggState st;
-	Oid			aggoid;
-	HeapTuple	tup;
-	Form_pg_aggregate agg;
-	Oid			transtype,
-				finalfn,
-				deserialfn;
+	BuiltinFinal *bf;
 	bool		isnull;
 	Datum		d;
 
@@ -304,25 +338,16 @@ gpu_final(FunctionCallInfo fcinfo, int kind)
 		kind == K_SUM ? PG_GPU_AGGST_SUM : kind == K_AVG ? PG_GPU_AGGST_AVG : PG_GPU_AGGST_VAR;
 	d = PgGpuPartialState(st, c->coltype, &col, col.n, &isnull);
 
-	aggoid = builtin[kind][c->coltype - PG_GPU_INT2];
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggoid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for aggregate %u", aggoid);
-	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	transtype = agg->aggtranstype;
-	finalfn = agg->aggfinalfn;
-	deserialfn = agg->aggdeserialfn;
-	ReleaseSysCache(tup);
-
-	if (transtype == INTERNALOID)
+	bf = builtin_final(fcinfo, kind, c->coltype);
+	if (bf->internal_state)
 	{
 		/* our state is the built-in's serialised partial state */
 		if (isnull)
 			PG_RETURN_NULL();
-		d = call1(fcinfo, deserialfn, d, false, &isnull);
+		d = call1(fcinfo, &bf->deserialfn, d, false, &isnull);
 	}
-	if (OidIsValid(finalfn))
-		d = call1(fcinfo, finalfn, d, isnull, &isnull);
+	if (OidIsValid(bf->finalfn.fn_oid))
+		d = call1(fcinfo, &bf->finalfn, d, isnull, &isnull);
 	if (isnull)
 		PG_RETURN_NULL();
 	return d;

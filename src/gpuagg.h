@@ -24,10 +24,16 @@ typedef enum GpuAggPrivate
 	GPUAGG_PRIV_OUT_COL,		/* IntList */
 	GPUAGG_PRIV_TASK,			/* Const bytea: pg_gpu_agg_task */
 	GPUAGG_PRIV_FILTER_TEXT,	/* String: the GPU filter, deparsed ("" if none) */
-	GPUAGG_PRIV_FINALFN			/* OidList: direct mode, each aggregate's final
+	GPUAGG_PRIV_FINALFN,		/* OidList: direct mode, each aggregate's final
 								 * function (InvalidOid: none); NIL: partial mode */
+	/* the path's list only; the plan moves them where they belong */
+	GPUAGG_PATH_SCAN_TLIST,		/* direct mode: custom_scan_tlist */
+	GPUAGG_PATH_HAVING			/* direct mode: the plan's qual */
 } GpuAggPrivate;
 
 extern CustomScanMethods gpuagg_scan_methods;
+
+/* Fill the task's attribute layout from the relation; false if not decodable. */
+extern bool PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);
 
 #endif							/* PG_GPU_GPUAGG_H */

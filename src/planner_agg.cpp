@@ -62,33 +62,17 @@ static const CustomPathMethods gpuagg_path_methods = {
 };
 
 /*
- * Can the relation's tuples be decoded on the GPU for these columns?  Plain heap,
- * shared buffers (not temporary), no "missing" attribute values, no cstring columns.
+ * Can the relation's tuples be decoded on the GPU for the task's columns?  Plain
+ * heap in shared buffers (not temporary), and a layout the kernels walk.
  */
 static bool
-relation_supported(Oid relid, const pg_gpu_agg_task *task)
+relation_supported(Oid relid, pg_gpu_agg_task *task)
 {
 	Relation	rel = table_open(relid, NoLock);
-	TupleDesc	tupdesc = RelationGetDescr(rel);
-	bool		ok = true;
-	int			maxatt = -1;
+	bool		ok = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
+		PgGpuFillLayout(rel, task);
 
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
-		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
-		ok = false;
-	for (int i = 0; ok && i < task->ncols; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, task->cols[i].attidx);
-
-		if (att->atthasmissing)
-			ok = false;
-		maxatt = Max(maxatt, task->cols[i].attidx);
-	}
-	if (maxatt >= PG_GPU_MAX_DEFORM_ATTS)
-		ok = false;
-	for (int j = 0; ok && j <= maxatt; j++)
-		if (TupleDescAttr(tupdesc, j)->attlen == -2)
-			ok = false;
 	table_close(rel, NoLock);
 	return ok;
 }
@@ -490,36 +474,27 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 									makeInteger((int) input_rel->relid));
 	cpath->methods = &gpuagg_path_methods;
 
-	if (direct)
-	{
-		if (pg_gpu_force)
-		{
-			output_rel->pathlist = NIL;
-			output_rel->partial_pathlist = NIL;
-		}
-		add_path(output_rel, &cpath->path);
-		return;
-	}
-
 	/*
-	 * GpuAgg emits every group exactly once, so the Finalize step never has two
-	 * partial rows of one group: a GroupAggregate over them needs no sort and no
-	 * hash table (each input row is its own group).  The fallback's hashed partial
+	 * Direct mode: the custom path is the aggregation.  Otherwise GpuAgg emits
+	 * every group exactly once, so the Finalize step never has two partial rows
+	 * of one group: a GroupAggregate over them needs no sort and no hash table
+	 * (each input row is its own group).  The fallback's hashed partial
 	 * aggregation also emits every group once.
 	 */
-	Path	   *final = (Path *) create_agg_path(root, output_rel, &cpath->path,
-												 target, grouped ? AGG_SORTED : AGG_PLAIN,
-												 AGGSPLIT_FINAL_DESERIAL,
-												 grouped ? parse->groupClause : NIL,
-												 (List *) extra->havingQual,
-												 &final_costs, ngroups);
+	Path	   *top = direct ? &cpath->path :
+		(Path *) create_agg_path(root, output_rel, &cpath->path,
+								 target, grouped ? AGG_SORTED : AGG_PLAIN,
+								 AGGSPLIT_FINAL_DESERIAL,
+								 grouped ? parse->groupClause : NIL,
+								 (List *) extra->havingQual,
+								 &final_costs, ngroups);
 
 	if (pg_gpu_force)
 	{
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
 	}
-	add_path(output_rel, final);
+	add_path(output_rel, top);
 }
 
 static Plan *
@@ -528,11 +503,11 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	List	   *scan_tlist = (List *) list_nth(priv, GPUAGG_PRIV_FINALFN + 1);
+	List	   *scan_tlist = (List *) list_nth(priv, GPUAGG_PATH_SCAN_TLIST);
 
 	cscan->scan.plan.targetlist = tlist;
 	/* direct mode: HAVING, over finished groups */
-	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, GPUAGG_PRIV_FINALFN + 2));
+	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, GPUAGG_PATH_HAVING));
 	if (cscan->scan.plan.qual && !IsA(cscan->scan.plan.qual, List))
 		cscan->scan.plan.qual = make_ands_implicit((Expr *) cscan->scan.plan.qual);
 	cscan->scan.scanrelid = (Index) intVal(llast(priv));
