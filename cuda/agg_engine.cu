@@ -117,7 +117,7 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 
 			if (r < 0)
 			{
-				atomicCAS(err, 0, (int) (r == TUP_BAD ? PG_GPU_BAD_PAGE : PG_GPU_EXPR_ERROR));
+				atomicCAS(err, 0, tup_status(r));
 				continue;
 			}
 			nrows += r;
@@ -163,8 +163,8 @@ constexpr int64_t kSmemGroupsMax = 4096;	/* above this, no per-block tables */
 __global__ void __launch_bounds__(kGroupThreads)
 group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				   const char *staging, const __grid_constant__ pg_gpu_agg_task task,
-				   uint64_t *tab, uint64_t mask, uint64_t *inserted, int smem_cap,
-				   unsigned long long *rows, int *err)
+				   uint64_t *tab, uint64_t mask, uint64_t *inserted, str_arena ar,
+				   int smem_cap, unsigned long long *rows, int *err)
 {
 	extern __shared__ uint4 dyn[];
 	__shared__ group_layout L;
@@ -226,32 +226,38 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				uint32_t	len = PG_GPU_LP_LEN(w);
 				pval		in[PG_GPU_MAX_AGG_COLS];
 				pval		keys[PG_GPU_MAX_KEYS];
-				uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+				group_key	gk;
 				int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
 					? TUP_BAD : eval_tuple(pg + off, len, task, in, keys);
 
 				if (r < 0)
 				{
-					atomicCAS(err, 0, (int) (r == TUP_BAD ? PG_GPU_BAD_PAGE : PG_GPU_EXPR_ERROR));
+					atomicCAS(err, 0, tup_status(r));
 					continue;
 				}
 				if (r == TUP_SKIP)
 					continue;
-				row_key(task, keys, kw);
-				uint64_t	h = key_hash(kw, task.nkeys);
+				row_key(task, keys, gk);
+				uint64_t	h = key_hash(gk.w, task.nkeys);
 				int64_t		ix = -1;
 				uint64_t   *e = nullptr;
 
 				if (smem_cap > 0)
 				{
-					ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, kw, h,
-												&sfill, (uint64_t) smem_cap / 2, nullptr);
+					ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, gk, h,
+												&sfill, (uint64_t) smem_cap / 2, nullptr, &ar);
 					if (ix >= 0)
 						e = stab + ix * L.words;
+					else if (ix < -1)
+					{
+						atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+						continue;
+					}
 				}
 				if (ix < 0)
 				{
-					ix = group_find<DevAtomics>(tab, mask, task, L, kw, h, nullptr, 0, inserted);
+					ix = group_find<DevAtomics>(tab, mask, task, L, gk, h, nullptr, 0, inserted,
+												&ar);
 					if (ix < 0)
 					{
 						atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
@@ -270,16 +276,14 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	for (int i = tid; i < smem_cap; i += kGroupThreads)
 	{
 		const uint64_t *s = stab + (size_t) i * L.words;
-		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+		group_key	gk;
 
-		if (s[kWStatus] == 0)
+		if (!entry_ready(s[kWStatus]))
 			continue;
-		kw[0] = s[kWNulls];
-		for (int k = 0; k < task.nkeys; k++)
-			kw[1 + k] = s[kWKeys + k];
-		int64_t		ix = group_find<DevAtomics>(tab, mask, task, L, kw,
-												key_hash(kw, task.nkeys), nullptr, 0,
-												inserted);
+		entry_key(s, task, L, gk);
+		int64_t		ix = group_find<DevAtomics>(tab, mask, task, L, gk,
+												key_hash(gk.w, task.nkeys), nullptr, 0,
+												inserted, &ar);
 
 		if (ix < 0)
 		{
@@ -303,7 +307,7 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 		const uint64_t *s = old + i * words;
 		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
 
-		if (s[kWStatus] == 0)
+		if (!entry_ready(s[kWStatus]))
 			continue;
 		kw[0] = s[kWNulls];
 		for (int k = 0; k < nkeys; k++)
@@ -331,7 +335,7 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
 	{
 		const uint64_t *s = tab + i * words;
 
-		if (s[kWStatus] == 0)
+		if (!entry_ready(s[kWStatus]))
 			continue;
 		unsigned long long at = atomicAdd(pos, 1ULL);
 
@@ -344,6 +348,14 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
 }							/* namespace pg_gpu */
 
 using namespace pg_gpu::cuda;
+
+/* One block of the string arena: blocks never move, entries point into them. */
+struct ArenaBlock
+{
+	uint8_t    *d = nullptr;	/* device */
+	uint64_t	used = 0;		/* bytes handed out (final once the block is left) */
+	uint8_t    *h = nullptr;	/* pinned host copy, after finish */
+};
 
 struct pg_gpu_agg
 {
@@ -364,8 +376,14 @@ struct pg_gpu_agg
 	group_layout layout;
 	uint64_t   *d_tab = nullptr;
 	uint64_t	cap = 0;		/* entries, a power of two */
-	uint64_t   *d_inserted = nullptr;	/* groups in the global table */
+	uint64_t   *d_inserted = nullptr;	/* [0] groups in the global table,
+										 * [1] bytes handed out of the arena block */
 	uint64_t	bound = 0;		/* upper bound of groups once queued work is done */
+	int			ntext = 0;		/* text keys */
+	ArenaBlock	blocks[64];
+	int			nblocks = 0;
+	uint64_t	arena_cap = 0;	/* current block (blocks[nblocks - 1]) */
+	uint64_t	arena_bound = 0;	/* upper bound of its bytes once queued work is done */
 	int			smem_cap = 0;
 	size_t		dyn_smem = 0;
 	int			group_blocks = 0;
@@ -418,10 +436,11 @@ group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
 	if (agg->cap < 4096)
 		agg->cap = 4096;
 	if ((st = device_alloc(agg->cap * entry, (void **) &agg->d_tab, err)) != PG_GPU_OK ||
-		(st = device_alloc(sizeof(uint64_t), (void **) &agg->d_inserted, err)) != PG_GPU_OK)
+		(st = device_alloc(2 * sizeof(uint64_t), (void **) &agg->d_inserted, err)) != PG_GPU_OK)
 		return st;
 	PG_GPU_TRY(err, cudaMemset(agg->d_tab, 0, agg->cap * entry));
-	PG_GPU_TRY(err, cudaMemset(agg->d_inserted, 0, sizeof(uint64_t)));
+	PG_GPU_TRY(err, cudaMemset(agg->d_inserted, 0, 2 * sizeof(uint64_t)));
+	agg->ntext = text_keys(t);
 	return PG_GPU_OK;
 }
 
@@ -541,6 +560,17 @@ valid_task(const pg_gpu_agg_task *t)
 			(in.op == PG_GPU_OP_CONST && in.a >= PG_GPU_MAX_CONSTS) ||
 			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
 			return false;
+		/* text constants lie inside the pool */
+		int			nc = in.op == PG_GPU_OP_CONST ? 1 : in.op == PG_GPU_OP_IN ? (int) in.b : 0;
+
+		for (int j = 0; is_text_type(in.type) && j < nc; j++)
+		{
+			uint64_t	w = t->consts[in.a + j];
+
+			if (!((t->const_null >> (in.a + j)) & 1) &&
+				(w >> 32) + (uint32_t) w > PG_GPU_MAX_STRPOOL)
+				return false;
+		}
 	}
 	for (int i = 0; i < t->ninputs; i++)
 		if (!valid_expr(t, t->inputs[i], true))
@@ -630,15 +660,76 @@ pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_erro
  * for the GPU, read the real group count, and enlarge the table if needed.
  */
 static pg_gpu_status
+sync_slots(pg_gpu_agg *agg, pg_gpu_error *err)
+{
+	for (Slot &s : agg->slots)
+		PG_GPU_TRY(err, cudaStreamSynchronize(s.stream));
+	return PG_GPU_OK;
+}
+
+/*
+ * Text keys: make sure the arena block can take the chunk's new groups.  A row
+ * copies each text key at most once (into a shared-memory table or the global
+ * one; merging a shared entry reuses its copy), its bytes lie in one of the chunk's
+ * pages, and a copy adds at most 11 bytes of header and padding.  When the bound
+ * would pass the block, the real use is read back and, if needed, a new block is
+ * started; entries keep pointing into the old ones.
+ */
+static pg_gpu_status
+arena_reserve(pg_gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
+{
+	uint64_t	need = (uint64_t) agg->ntext *
+		((uint64_t) npages * PG_GPU_BLCKSZ + tuples * arena_bytes(7));
+	uint64_t	used = 0;
+	pg_gpu_status st;
+
+	if (agg->ntext == 0)
+		return PG_GPU_OK;
+	if (agg->nblocks > 0 && agg->arena_bound + need <= agg->arena_cap)
+	{
+		agg->arena_bound += need;
+		return PG_GPU_OK;
+	}
+	if (agg->nblocks > 0)
+	{
+		if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+			return st;
+		PG_GPU_TRY(err, cudaMemcpy(&used, agg->d_inserted + 1, sizeof(used),
+								   cudaMemcpyDeviceToHost));
+		if (used + need <= agg->arena_cap)
+		{
+			agg->arena_bound = used + need;
+			return PG_GPU_OK;
+		}
+		agg->blocks[agg->nblocks - 1].used = used;
+	}
+	if (agg->nblocks == (int) (sizeof(agg->blocks) / sizeof(agg->blocks[0])))
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many string arena blocks");
+
+	uint64_t	cap = need * 4 > (64ULL << 20) ? need * 4 : (64ULL << 20);
+	ArenaBlock &b = agg->blocks[agg->nblocks];
+
+	if ((st = device_alloc(cap, (void **) &b.d, err)) != PG_GPU_OK)
+		return st;
+	agg->nblocks++;
+	PG_GPU_TRY(err, cudaMemset(agg->d_inserted + 1, 0, sizeof(uint64_t)));
+	agg->arena_cap = cap;
+	agg->arena_bound = need;
+	return PG_GPU_OK;
+}
+
+static pg_gpu_status
 group_reserve(pg_gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 {
+	pg_gpu_status st;
+
 	if (agg->bound + tuples <= agg->cap / 2)
 	{
 		agg->bound += tuples;
 		return PG_GPU_OK;
 	}
-	for (Slot &s : agg->slots)
-		PG_GPU_TRY(err, cudaStreamSynchronize(s.stream));
+	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+		return st;
 	uint64_t	groups = 0;
 
 	PG_GPU_TRY(err, cudaMemcpy(&groups, agg->d_inserted, sizeof(groups), cudaMemcpyDeviceToHost));
@@ -649,7 +740,6 @@ group_reserve(pg_gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 	size_t		entry = sizeof(uint64_t) * agg->layout.words;
 	uint64_t	cap = pow2_at_least(4 * agg->bound);
 	uint64_t   *tab = nullptr;
-	pg_gpu_status st;
 
 	if ((st = device_alloc(cap * entry, (void **) &tab, err)) != PG_GPU_OK)
 		return st;
@@ -684,7 +774,8 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 
 		for (int p = 0; p < npages; p++)
 			tuples += s.h_refs[p].nlp;
-		if ((st = group_reserve(agg, tuples, err)) != PG_GPU_OK)
+		if ((st = group_reserve(agg, tuples, err)) != PG_GPU_OK ||
+			(st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 			return st;
 	}
 	if (!agg->started)
@@ -711,10 +802,17 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 	{
 		int			steps = (npages + kGroupPages - 1) / kGroupPages;
 		int			blocks = steps < agg->group_blocks ? steps : agg->group_blocks;
+		str_arena	ar = {nullptr, agg->d_inserted + 1, 0};
+
+		if (agg->nblocks > 0)
+		{
+			ar.base = agg->blocks[agg->nblocks - 1].d;
+			ar.cap = agg->arena_cap;
+		}
 
 		group_pages_kernel<<<blocks, kGroupThreads, agg->dyn_smem, s.stream>>>(
 			s.d_refs, npages, s.d_vis, staging, agg->task, agg->d_tab, agg->cap - 1,
-			agg->d_inserted, agg->smem_cap, s.d_rows, s.d_err);
+			agg->d_inserted, ar, agg->smem_cap, s.d_rows, s.d_err);
 	}
 	else
 	{
@@ -777,6 +875,21 @@ group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	device_free(d_pos);
 	if (rc != cudaSuccess)
 		return from_cuda(err, rc, "cudaMemcpy groups");
+
+	/* text keys: the arena's bytes, for pg_gpu_agg_group to hand out */
+	if (agg->nblocks > 0)
+		PG_GPU_TRY(err, cudaMemcpy(&agg->blocks[agg->nblocks - 1].used, agg->d_inserted + 1,
+								   sizeof(uint64_t), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < agg->nblocks; i++)
+	{
+		ArenaBlock &b = agg->blocks[i];
+
+		if (b.used == 0)
+			continue;
+		if ((st = pinned_alloc(b.used, (void **) &b.h, err)) != PG_GPU_OK)
+			return st;
+		PG_GPU_TRY(err, cudaMemcpy(b.h, b.d, b.used, cudaMemcpyDeviceToHost));
+	}
 	return PG_GPU_OK;
 }
 
@@ -819,6 +932,9 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 			if (kerr == PG_GPU_EXPR_ERROR)
 				return set_error(err, PG_GPU_EXPR_ERROR,
 								 "an expression raised an error on the GPU");
+			if (kerr == PG_GPU_TOASTED)
+				return set_error(err, PG_GPU_TOASTED,
+								 "a text value is compressed or stored out of line");
 			if (kerr == PG_GPU_INVALID_TASK)
 				return set_error(err, PG_GPU_INVALID_TASK, "the GPU hash table overflowed");
 			return set_error(err, (pg_gpu_status) kerr,
@@ -850,10 +966,29 @@ pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 				 int64_t *rows, pg_gpu_col_state *states)
 {
 	if (agg->host)
+	{
 		host_agg_group(agg->host, g, keys, nullmask, rows, states);
-	else
-		group_decode(agg->h_groups + (size_t) g * agg->layout.words, agg->task, agg->layout,
-					 keys, nullmask, rows, states);
+		return;
+	}
+	group_decode(agg->h_groups + (size_t) g * agg->layout.words, agg->task, agg->layout,
+				 keys, nullmask, rows, states);
+	/* text keys: device arena address to the host copy */
+	for (int k = 0; agg->ntext > 0 && k < agg->task.nkeys; k++)
+	{
+		if (!is_text_type(agg->task.keys[k].type) || ((*nullmask >> k) & 1))
+			continue;
+		for (int i = 0; i < agg->nblocks; i++)
+		{
+			const ArenaBlock &b = agg->blocks[i];
+			uint64_t	d = (uint64_t) (uintptr_t) b.d;
+
+			if (keys[k] >= d && keys[k] < d + b.used)
+			{
+				keys[k] = (uint64_t) (uintptr_t) (b.h + (keys[k] - d));
+				break;
+			}
+		}
+	}
 }
 
 extern "C" void
@@ -889,6 +1024,11 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 	device_free(agg->d_tab);
 	device_free(agg->d_inserted);
 	pinned_free(agg->h_groups);
+	for (int i = 0; i < agg->nblocks; i++)
+	{
+		device_free(agg->blocks[i].d);
+		pinned_free(agg->blocks[i].h);
+	}
 	if (agg->first_start)
 		cudaEventDestroy(agg->first_start);
 	if (agg->last_done)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -42,7 +43,35 @@ struct host_agg
 	uint64_t	local_fill = 0;
 	int			grows = 0;
 	std::vector<uint64_t> groups;	/* dense, after finish */
+	/* text keys: arena blocks, never moved */
+	int			ntext = 0;
+	std::vector<std::unique_ptr<uint8_t[]>> blocks;
+	uint64_t	arena_fill = 0;
+	uint64_t	arena_cap = 0;
 };
+
+/* Room in the arena for one page's new text keys (agg_engine.cu's bound). */
+static void
+host_arena_reserve(host_agg *h, int nlp)
+{
+	uint64_t	need = (uint64_t) h->ntext *
+		(PG_GPU_BLCKSZ + (uint64_t) nlp * arena_bytes(7));
+
+	if (h->ntext == 0 || h->arena_fill + need <= h->arena_cap)
+		return;
+	h->arena_cap = need > (1u << 20) ? need : (1u << 20);
+	h->blocks.emplace_back(new uint8_t[h->arena_cap]);
+	h->arena_fill = 0;
+}
+
+static str_arena
+host_arena(host_agg *h)
+{
+	str_arena	ar = {h->blocks.empty() ? nullptr : h->blocks.back().get(), &h->arena_fill,
+					  h->arena_cap};
+
+	return ar;
+}
 
 static void
 host_grow(host_agg *h, uint64_t need)
@@ -60,14 +89,12 @@ host_grow(host_agg *h, uint64_t need)
 	for (uint64_t i = 0; i < h->cap; i++)
 	{
 		const uint64_t *s = &old[i * h->L.words];
-		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+		group_key	gk;
 
-		if (s[kWStatus] == 0)
+		if (!entry_ready(s[kWStatus]))
 			continue;
-		kw[0] = s[kWNulls];
-		for (int k = 0; k < h->task.nkeys; k++)
-			kw[1 + k] = s[kWKeys + k];
-		for (uint64_t j = key_hash(kw, h->task.nkeys) & (cap - 1);; j = (j + 1) & (cap - 1))
+		entry_key(s, h->task, h->L, gk);
+		for (uint64_t j = key_hash(gk.w, h->task.nkeys) & (cap - 1);; j = (j + 1) & (cap - 1))
 			if (h->tab[j * h->L.words] == 0)
 			{
 				memcpy(&h->tab[j * h->L.words], s, sizeof(uint64_t) * h->L.words);
@@ -78,27 +105,30 @@ host_grow(host_agg *h, uint64_t need)
 	h->grows++;
 }
 
-static void
+static bool
 flush_local(host_agg *h)
 {
+	str_arena	ar = host_arena(h);
+
 	for (uint64_t i = 0; i < kLocalCap; i++)
 	{
 		const uint64_t *s = &h->local[i * h->L.words];
-		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+		group_key	gk;
 
-		if (s[kWStatus] == 0)
+		if (!entry_ready(s[kWStatus]))
 			continue;
-		kw[0] = s[kWNulls];
-		for (int k = 0; k < h->task.nkeys; k++)
-			kw[1 + k] = s[kWKeys + k];
-		int64_t		ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, h->task, h->L, kw,
-												 key_hash(kw, h->task.nkeys), nullptr, 0,
-												 &h->inserted);
+		entry_key(s, h->task, h->L, gk);
+		int64_t		ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, h->task, h->L, gk,
+												 key_hash(gk.w, h->task.nkeys), nullptr, 0,
+												 &h->inserted, &ar);
 
+		if (ix < 0)
+			return false;
 		group_merge<HostAtomics>(&h->tab[ix * h->L.words], s, h->task, h->L);
 	}
 	std::fill(h->local.begin(), h->local.end(), 0);
 	h->local_fill = 0;
+	return true;
 }
 
 /* One grouped page; returns passing rows or a negative TUP_* code. */
@@ -109,6 +139,10 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	int			rows = 0;
 
 	host_grow(h, (uint64_t) nlp + kLocalCap);
+	host_arena_reserve(h, nlp);
+
+	str_arena	ar = host_arena(h);
+
 	for (int i = 0; i < nlp; i++)
 	{
 		uint32_t	w;
@@ -122,7 +156,7 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		uint32_t	len = PG_GPU_LP_LEN(w);
 		pval		in[PG_GPU_MAX_AGG_COLS];
 		pval		keys[PG_GPU_MAX_KEYS];
-		uint64_t	kw[PG_GPU_MAX_KEYS + 1];
+		group_key	gk;
 
 		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
 			return TUP_BAD;
@@ -132,18 +166,23 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 			return r;
 		if (r == TUP_SKIP)
 			continue;
-		row_key(t, keys, kw);
-		uint64_t	hash = key_hash(kw, t.nkeys);
-		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, kw,
-												 hash, &h->local_fill, kLocalCap / 2, nullptr);
+		row_key(t, keys, gk);
+		uint64_t	hash = key_hash(gk.w, t.nkeys);
+		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, gk,
+												 hash, &h->local_fill, kLocalCap / 2, nullptr,
+												 &ar);
 		uint64_t   *e;
 
 		if (ix >= 0)
 			e = &h->local[ix * h->L.words];
+		else if (ix < -1)
+			return TUP_BAD;
 		else
 		{
-			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, kw, hash,
-										 nullptr, 0, &h->inserted);
+			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, gk, hash,
+										 nullptr, 0, &h->inserted, &ar);
+			if (ix < 0)
+				return TUP_BAD;
 			e = &h->tab[ix * h->L.words];
 		}
 		group_accum<HostAtomics>(e, t, h->L, in);
@@ -180,6 +219,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		h->cap = 1024;
 		h->tab.assign(h->cap * h->L.words, 0);
 		h->local.assign(kLocalCap * h->L.words, 0);
+		h->ntext = text_keys(h->task);
 	}
 	return h;
 }
@@ -216,6 +256,13 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			h->expr_error = 1;
 			break;
 		}
+		if (r == TUP_TOASTED)
+		{
+			err->status = PG_GPU_TOASTED;
+			snprintf(err->message, sizeof(err->message),
+					 "a text value is compressed or stored out of line");
+			return PG_GPU_TOASTED;
+		}
 		if (r < 0)
 		{
 			err->status = PG_GPU_BAD_PAGE;
@@ -225,8 +272,12 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		}
 		h->rows += r;
 	}
-	if (h->task.nkeys > 0)
-		flush_local(h);
+	if (h->task.nkeys > 0 && !flush_local(h))
+	{
+		err->status = PG_GPU_INVALID_TASK;
+		snprintf(err->message, sizeof(err->message), "the emulated hash table overflowed");
+		return PG_GPU_INVALID_TASK;
+	}
 	h->pages += npages;
 	h->chunks++;
 	h->bytes += (uint64_t) npages * (PG_GPU_BLCKSZ + sizeof(pg_gpu_page_ref)) +
@@ -253,7 +304,7 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 		h->groups.clear();
 		h->groups.reserve(h->inserted * h->L.words);
 		for (uint64_t i = 0; i < h->cap; i++)
-			if (h->tab[i * h->L.words] != 0)
+			if (entry_ready(h->tab[i * h->L.words]))
 				h->groups.insert(h->groups.end(), h->tab.begin() + i * h->L.words,
 								 h->tab.begin() + (i + 1) * h->L.words);
 		res->ngroups = (int64_t) (h->groups.size() / h->L.words);

@@ -27,9 +27,18 @@ namespace cuda {
 
 struct pval
 {
-	uint64_t	bits;			/* int64 or double */
+	uint64_t	bits;			/* int64, double, or the address of text bytes */
 	bool		null;
+	uint32_t	len;			/* text: bytes (kToasted: not readable here) */
 };
+
+constexpr uint32_t kToasted = 0xFFFFFFFFu;
+
+PG_GPU_HD bool
+is_text_type(int t)
+{
+	return t == PG_GPU_TEXT || t == PG_GPU_BPCHAR;
+}
 
 PG_GPU_HD double
 as_f(uint64_t b)
@@ -74,6 +83,73 @@ float_cmp(double a, double b)
 	if (isnan(b))
 		return -1;
 	return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* A varlena's bytes (kToasted when compressed or a TOAST pointer). */
+PG_GPU_HD void
+text_value(const uint8_t *p, pval &v)
+{
+	uint8_t		b = p[0];
+
+	v.len = kToasted;
+	if (b == 0x01)
+		return;					/* TOAST pointer */
+	if (b & 0x01)
+	{
+		v.bits = (uint64_t) (uintptr_t) (p + 1);	/* short header */
+		v.len = (uint32_t) (b >> 1) - 1;
+		return;
+	}
+	if ((b & 0x03) != 0)
+		return;					/* compressed in line */
+	uint32_t	w;
+
+	memcpy(&w, p, 4);
+	v.bits = (uint64_t) (uintptr_t) (p + 4);
+	v.len = (w >> 2) - 4;
+}
+
+/* Bytes that count: bpchar ignores trailing blanks (bcTruelen). */
+PG_GPU_HD uint32_t
+text_len(const uint8_t *p, uint32_t len, int t)
+{
+	if (t == PG_GPU_BPCHAR)
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+	return len;
+}
+
+/* Byte order, shorter first on a common prefix (C collation's varstr_cmp). */
+PG_GPU_HD int
+text_cmp(const pval &x, const pval &y, int t)
+{
+	const uint8_t *a = (const uint8_t *) (uintptr_t) x.bits;
+	const uint8_t *b = (const uint8_t *) (uintptr_t) y.bits;
+	uint32_t	la = text_len(a, x.len, t);
+	uint32_t	lb = text_len(b, y.len, t);
+	uint32_t	n = la < lb ? la : lb;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return la < lb ? -1 : (la > lb ? 1 : 0);
+}
+
+/* A constant as a value (text: its bytes in the task's pool). */
+PG_GPU_HD pval
+const_value(const pg_gpu_agg_task &task, int i, int t)
+{
+	pval		v;
+
+	v.bits = task.consts[i];
+	v.len = 0;
+	v.null = (task.const_null >> i) & 1;
+	if (!v.null && is_text_type(t))
+	{
+		v.len = (uint32_t) v.bits;
+		v.bits = (uint64_t) (uintptr_t) (task.strpool + (v.bits >> 32));
+	}
+	return v;
 }
 
 PG_GPU_HD int
@@ -220,10 +296,15 @@ load_col(const uint8_t *p, int t)
 
 	v.null = (p == nullptr);
 	v.bits = 0;
+	v.len = 0;
 	if (v.null)
 		return v;
 	switch (t)
 	{
+		case PG_GPU_TEXT:
+		case PG_GPU_BPCHAR:
+			text_value(p, v);
+			break;
 		case PG_GPU_INT2:
 			{
 				int16_t		x;
@@ -281,9 +362,7 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 				st[sp++] = cols[in.a];
 				break;
 			case PG_GPU_OP_CONST:
-				st[sp].bits = task.consts[in.a];
-				st[sp].null = (task.const_null >> in.a) & 1;
-				sp++;
+				st[sp++] = const_value(task, in.a, in.type);
 				break;
 			case PG_GPU_OP_ADD:
 			case PG_GPU_OP_SUB:
@@ -372,12 +451,14 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 						x.null = true;
 						break;
 					}
-					x.bits = cmp_holds(val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
+					x.bits = cmp_holds(is_text_type(in.type) ? text_cmp(x, y, in.type)
+									   : val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
 					break;
 				}
 			case PG_GPU_OP_AND_BEGIN:
 			case PG_GPU_OP_OR_BEGIN:
 				st[sp].bits = (in.op == PG_GPU_OP_AND_BEGIN) ? 1 : 0;
+				st[sp].len = 0;
 				st[sp].null = false;
 				sp++;
 				break;
@@ -424,9 +505,12 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 						break;
 					for (uint32_t i = 0; i < in.b && !found; i++)
 					{
-						if ((task.const_null >> (in.a + i)) & 1)
+						pval		k = const_value(task, in.a + i, in.type);
+
+						if (k.null)
 							saw_null = true;
-						else if (val_cmp(x.bits, task.consts[in.a + i], in.type) == 0)
+						else if ((is_text_type(in.type) ? text_cmp(x, k, in.type)
+								  : val_cmp(x.bits, k.bits, in.type)) == 0)
 							found = true;
 					}
 					x.bits = found ? 1 : 0;

@@ -6,10 +6,14 @@
  *   [0] status: 0 empty, 1 being initialised, else (hash & ~3) | 2 (ready)
  *   [1] rows (count(*) of the group)
  *   [2] NULL mask of the keys
- *   [3 .. 3+nkeys)  key words (int64 values; floats as normalised double bits)
+ *   [3 .. 3+nkeys)  key words (int64 values; floats as normalised double bits;
+ *                   text: 32 bits of the bytes' hash << 32 | their length)
+ *   [kptr ..+nkeys) when a key is text: the address of the group's copy of its
+ *                   value, a 4-byte-header varlena in the string arena
  *   then each aggregate input's state, only the words its aggregates need
  *
- * The thread that claims an empty entry (CAS 0 -> 1) writes the keys and the
+ * The thread that claims an empty entry (CAS 0 -> 1) writes the keys (copying text
+ * bytes into the arena, whose room the host reserves before every chunk) and the
  * initial state, then publishes it; everybody else updates states with atomics, so
  * no entry is ever locked while values are folded in.  Every state word is
  * order-independent except float sums, whose order PostgreSQL's parallel plans leave
@@ -64,13 +68,57 @@ struct input_layout
 struct group_layout
 {
 	int			words;
+	int			kptr;			/* text keys' arena addresses (-1: no text key) */
 	input_layout in[PG_GPU_MAX_AGG_COLS];
 };
+
+/* Where new entries copy their text keys: [base, base + cap), *fill handed out. */
+struct str_arena
+{
+	uint8_t    *base;
+	uint64_t   *fill;
+	uint64_t	cap;
+};
+
+/* A row's or an entry's key, as group_find takes it. */
+struct group_key
+{
+	uint64_t	w[PG_GPU_MAX_KEYS + 1];	/* [0] NULL mask, [1 + k] key words */
+	uint64_t	p[PG_GPU_MAX_KEYS];	/* text: address of the row's bytes, or of an
+									 * entry's arena varlena (in_arena) */
+	uint32_t	olen[PG_GPU_MAX_KEYS];	/* text from a row: bytes to copy (bpchar's
+										 * padding kept, as the first value met) */
+	bool		in_arena;
+};
+
+/* Bytes a text key takes in the arena: header and value, 8-byte aligned. */
+PG_GPU_HD uint64_t
+arena_bytes(uint32_t len)
+{
+	return ((uint64_t) len + 4 + 7) & ~7ULL;
+}
+
+PG_GPU_HD int
+text_keys(const pg_gpu_agg_task &t)
+{
+	int			n = 0;
+
+	for (int k = 0; k < t.nkeys; k++)
+		n += is_text_type(t.keys[k].type);
+	return n;
+}
 
 PG_GPU_HD void
 make_group_layout(const pg_gpu_agg_task &t, group_layout &L)
 {
 	int			w = kWKeys + t.nkeys;
+
+	L.kptr = -1;
+	if (text_keys(t) > 0)
+	{
+		L.kptr = w;
+		w += t.nkeys;
+	}
 
 	for (int i = 0; i < t.ninputs; i++)
 	{
@@ -170,6 +218,17 @@ mix64(uint64_t h)
 	return h;
 }
 
+/* FNV-1a over the bytes, mixed */
+PG_GPU_HD uint64_t
+text_hash(const uint8_t *p, uint32_t n)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return mix64(h ^ n);
+}
+
 /* kw[0] = NULL mask, kw[1..nkeys] = key words */
 PG_GPU_HD uint64_t
 key_hash(const uint64_t *kw, int nkeys)
@@ -185,6 +244,12 @@ PG_GPU_HD uint64_t
 ready_tag(uint64_t hash)
 {
 	return (hash & ~3ULL) | 2;
+}
+
+PG_GPU_HD bool
+entry_ready(uint64_t status)
+{
+	return (status & 3) == 2;
 }
 
 #if defined(__CUDACC__)
@@ -238,6 +303,11 @@ struct DevAtomics
 	{
 		atomicOr((unsigned long long *) p, v);
 	}
+	/* bytes another thread published: past the SM's (incoherent) L1 */
+	static __device__ __forceinline__ uint8_t byte(const uint8_t *p)
+	{
+		return *(const volatile uint8_t *) p;
+	}
 };
 #endif
 
@@ -276,6 +346,7 @@ struct HostAtomics
 	static inline void min_u(uint64_t *p, uint64_t v) { if (v < *p) *p = v; }
 	static inline void max_u(uint64_t *p, uint64_t v) { if (v > *p) *p = v; }
 	static inline void or_(uint64_t *p, uint64_t v) { *p |= v; }
+	static inline uint8_t byte(const uint8_t *p) { return *p; }
 };
 
 #if defined(__CUDACC__)
@@ -325,15 +396,46 @@ atomic_add_u192(uint64_t *w, uint64_t s0, uint64_t s1, uint64_t s2)
 		A::add(&w[2], s2);
 }
 
-/* Initial words of a new entry (the caller owns it). */
-PG_GPU_HD void
+/*
+ * Initial words of a new entry (the caller owns it).  False if the arena has no
+ * room for a text key (the host's reservation makes that impossible).
+ */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD bool
 init_entry(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
-		   const uint64_t *kw)
+		   const group_key &gk, const str_arena *ar)
 {
 	e[kWRows] = 0;
-	e[kWNulls] = kw[0];
+	e[kWNulls] = gk.w[0];
 	for (int k = 0; k < t.nkeys; k++)
-		e[kWKeys + k] = kw[1 + k];
+	{
+		e[kWKeys + k] = gk.w[1 + k];
+		if (L.kptr < 0)
+			continue;
+		e[L.kptr + k] = 0;
+		if (!is_text_type(t.keys[k].type) || ((gk.w[0] >> k) & 1))
+			continue;
+		if (gk.in_arena)
+		{
+			e[L.kptr + k] = gk.p[k];
+			continue;
+		}
+		uint32_t	n = gk.olen[k];
+		uint64_t	sz = arena_bytes(n);
+		uint64_t	off = ar ? A::add(ar->fill, sz) : ~0ULL;
+
+		if (!ar || off + sz > ar->cap)
+			return false;
+		uint8_t    *d = ar->base + off;
+		const uint8_t *src = (const uint8_t *) (uintptr_t) gk.p[k];
+		uint32_t	hdr = (n + 4) << 2;		/* 4-byte varlena header */
+
+		memcpy(d, &hdr, 4);
+		for (uint32_t i = 0; i < n; i++)
+			d[4 + i] = src[i];
+		e[L.kptr + k] = (uint64_t) (uintptr_t) d;
+	}
 	for (int i = 0; i < t.ninputs; i++)
 	{
 		const input_layout &o = L.in[i];
@@ -378,20 +480,56 @@ init_entry(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 			e[o.sd + 2] = kShiftUnset;
 		}
 	}
+	return true;
 }
 
+/* Whether entry e holds key gk (whose tag already matched). */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD bool
+entry_is(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
+		 const group_key &gk)
+{
+	if (A::load(&e[kWNulls]) != gk.w[0])
+		return false;
+	for (int k = 0; k < t.nkeys; k++)
+		if (A::load(&e[kWKeys + k]) != gk.w[1 + k])
+			return false;
+	if (L.kptr < 0)
+		return true;
+	for (int k = 0; k < t.nkeys; k++)
+	{
+		if (!is_text_type(t.keys[k].type) || ((gk.w[0] >> k) & 1))
+			continue;
+		const uint8_t *a = (const uint8_t *) (uintptr_t) A::load(&e[L.kptr + k]) + 4;
+		const uint8_t *b = (const uint8_t *) (uintptr_t) gk.p[k] + (gk.in_arena ? 4 : 0);
+		uint32_t	n = (uint32_t) gk.w[1 + k];
+
+		if (a == b)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (A::byte(a + i) != b[i])
+				return false;
+	}
+	return true;
+}
+
+/* Status of an entry whose initialisation failed: matches no key. */
+constexpr uint64_t kDeadEntry = 3;
+
 /*
- * Find the entry of key kw (hash h), inserting it if absent.  fill/limit, when
+ * Find the entry of key gk (hash h), inserting it if absent.  fill/limit, when
  * fill is given, cap how many entries may be claimed (shared-memory tables):
  * beyond that -1 is returned and the caller uses the global table.  -2: the table
- * is full (cannot happen while the host keeps the load under one half).
+ * is full (cannot happen while the host keeps the load under one half); -3: the
+ * string arena is (neither can the host's reservation let this happen).
  */
 PG_GPU_EXEC_CHECK_DISABLE
 template <class A>
 PG_GPU_TD int64_t
 group_find(uint64_t *tab, uint64_t mask, const pg_gpu_agg_task &t, const group_layout &L,
-		   const uint64_t *kw, uint64_t h, uint64_t *fill, uint64_t limit,
-		   uint64_t *inserted)
+		   const group_key &gk, uint64_t h, uint64_t *fill, uint64_t limit,
+		   uint64_t *inserted, const str_arena *ar)
 {
 	uint64_t	tag = ready_tag(h);
 	uint64_t	i = h & mask;
@@ -410,7 +548,12 @@ group_find(uint64_t *tab, uint64_t mask, const pg_gpu_agg_task &t, const group_l
 			{
 				if (fill)
 					A::add(fill, 1);
-				init_entry(e, t, L, kw);
+				if (!init_entry<A>(e, t, L, gk, ar))
+				{
+					A::fence();
+					A::store(&e[kWStatus], kDeadEntry);
+					return -3;
+				}
 				A::fence();
 				A::store(&e[kWStatus], tag);
 				if (inserted)
@@ -420,13 +563,7 @@ group_find(uint64_t *tab, uint64_t mask, const pg_gpu_agg_task &t, const group_l
 		}
 		while (st == 1)
 			st = A::load(&e[kWStatus]);
-		if (st != tag)
-			continue;
-		bool		same = (e[kWNulls] == kw[0]);
-
-		for (int k = 0; same && k < t.nkeys; k++)
-			same = (e[kWKeys + k] == kw[1 + k]);
-		if (same)
+		if (st == tag && entry_is<A>(e, t, L, gk))
 			return (int64_t) i;
 	}
 	return -2;
@@ -681,23 +818,56 @@ group_decode(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 			 uint64_t *keys, uint32_t *nullmask, int64_t *rows, pg_gpu_col_state *states)
 {
 	for (int k = 0; k < t.nkeys; k++)
-		keys[k] = e[kWKeys + k];
+		keys[k] = is_text_type(t.keys[k].type) ? e[L.kptr + k] : e[kWKeys + k];
 	*nullmask = (uint32_t) e[kWNulls];
 	*rows = (int64_t) e[kWRows];
 	for (int i = 0; i < t.ninputs; i++)
 		group_col_state(e, t, L, i, states[i]);
 }
 
-/* Key words of a row: kw[0] NULL mask, kw[1..] values. */
+/* A row's key from its key values. */
 PG_GPU_HD void
-row_key(const pg_gpu_agg_task &t, const pval *keys, uint64_t *kw)
+row_key(const pg_gpu_agg_task &t, const pval *keys, group_key &gk)
 {
-	kw[0] = 0;
+	gk.w[0] = 0;
+	gk.in_arena = false;
 	for (int k = 0; k < t.nkeys; k++)
 	{
+		int			ty = t.keys[k].type;
+
+		gk.p[k] = 0;
+		gk.olen[k] = 0;
 		if (keys[k].null)
-			kw[0] |= 1ULL << k;
-		kw[1 + k] = key_word(keys[k], t.keys[k].type);
+		{
+			gk.w[0] |= 1ULL << k;
+			gk.w[1 + k] = 0;
+		}
+		else if (is_text_type(ty))
+		{
+			const uint8_t *b = (const uint8_t *) (uintptr_t) keys[k].bits;
+			uint32_t	n = text_len(b, keys[k].len, ty);
+
+			gk.w[1 + k] = (text_hash(b, n) & 0xFFFFFFFF00000000ULL) | n;
+			gk.p[k] = keys[k].bits;
+			gk.olen[k] = keys[k].len;
+		}
+		else
+			gk.w[1 + k] = key_word(keys[k], ty);
+	}
+}
+
+/* An entry's key, to merge the entry into another table. */
+PG_GPU_HD void
+entry_key(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
+		  group_key &gk)
+{
+	gk.w[0] = e[kWNulls];
+	gk.in_arena = true;
+	for (int k = 0; k < t.nkeys; k++)
+	{
+		gk.w[1 + k] = e[kWKeys + k];
+		gk.p[k] = L.kptr >= 0 ? e[L.kptr + k] : 0;
+		gk.olen[k] = 0;
 	}
 }
 

@@ -5,9 +5,11 @@
  * attalign padding, fixed-length values, and varlena headers (1-byte, 4-byte and
  * TOAST pointers, whose *sizes* are in their headers even when their contents are
  * compressed or out of line).  A value is only ever read for fixed-width numeric
- * columns; varlena values are only stepped over, so TOASTed data never needs to be
- * decoded here.  Anything inconsistent (offsets past the tuple) returns false and the
- * caller records a "bad page" error: the query then falls back to PostgreSQL.
+ * columns and for text columns stored in line and uncompressed (their bytes are
+ * compared where they lie); other varlenas are only stepped over.  A compressed or
+ * out-of-line text value that a task reads makes the query re-run on the CPU.
+ * Anything inconsistent (offsets past the tuple) returns false and the caller
+ * records a "bad page" error: the query then falls back to PostgreSQL.
  * Values are then read by load_col (expr.cuh) and fed to the task's programs.
  */
 #ifndef PG_GPU_HEAP_DEFORM_CUH
@@ -125,8 +127,17 @@ enum
 	TUP_SKIP = 0,				/* filtered out */
 	TUP_OK = 1,
 	TUP_BAD = -1,				/* cannot be decoded: fall back */
-	TUP_EXPR_ERROR = -2			/* PostgreSQL would raise an error: re-run on CPU */
+	TUP_EXPR_ERROR = -2,		/* PostgreSQL would raise an error: re-run on CPU */
+	TUP_TOASTED = -3			/* a text value is compressed or out of line */
 };
+
+/* The status a chunk reports for a failing tuple. */
+PG_GPU_HD int
+tup_status(int r)
+{
+	return r == TUP_BAD ? PG_GPU_BAD_PAGE
+		: r == TUP_TOASTED ? PG_GPU_TOASTED : PG_GPU_EXPR_ERROR;
+}
 
 /*
  * Deform the tuple's columns, apply the filter, and evaluate the group keys (into
@@ -137,11 +148,15 @@ eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 		   pval *inputs, pval *keys)
 {
 	pval		cols[PG_GPU_MAX_COLS];
+	bool		toasted = false;
 
 	if (!deform_tuple(tup, len, task, [&](int c, const uint8_t *p) {
 		cols[c] = load_col(p, task.cols[c].type);
+		toasted |= (cols[c].len == kToasted);
 	}))
 		return TUP_BAD;
+	if (toasted)
+		return TUP_TOASTED;
 	if (task.filter.len > 0)
 	{
 		pval		f;

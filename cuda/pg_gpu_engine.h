@@ -32,6 +32,8 @@ typedef enum pg_gpu_status
 	PG_GPU_BAD_PAGE,			/* kernel met a page/tuple it cannot decode */
 	PG_GPU_EXPR_ERROR,			/* an expression would raise an error (division
 								 * by zero, overflow): re-run on the CPU */
+	PG_GPU_TOASTED,				/* a text value the kernels read is compressed
+								 * or out of line: re-run on the CPU */
 	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
 } pg_gpu_status;
 
@@ -94,6 +96,7 @@ int			pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err);
 #define PG_GPU_MAX_KEYS 4			/* GROUP BY keys */
 #define PG_GPU_MAX_PROG 160			/* bytecode instructions, all programs */
 #define PG_GPU_MAX_CONSTS 64
+#define PG_GPU_MAX_STRPOOL 1024		/* bytes of text constants */
 #define PG_GPU_MAX_STACK 16
 #define PG_GPU_MAX_DEFORM_ATTS 256
 #define PG_GPU_AGG_SLOTS 3		/* chunks in flight */
@@ -109,13 +112,18 @@ typedef enum pg_gpu_coltype
 	PG_GPU_ANY,					/* any type: only NULL-ness is read */
 	PG_GPU_DATE,				/* int32 days */
 	PG_GPU_TIMESTAMP,			/* int64 microseconds (timestamp, timestamptz) */
-	PG_GPU_BOOL					/* expression results only */
+	PG_GPU_BOOL,				/* expression results only */
+	PG_GPU_TEXT,				/* text, varchar: bytes compared as bytes
+								 * (deterministic collations; ordering only
+								 * where the collation is byte order) */
+	PG_GPU_BPCHAR				/* bpchar: the same without trailing blanks */
 } pg_gpu_coltype;
 
 /*
  * Expression bytecode: a stack machine over (64-bit value, null) pairs.  Integers
  * and dates are int64, floats are double (float4 operations round to float at
- * every step, as float4 arithmetic does).  Compiled once per query from
+ * every step, as float4 arithmetic does), text is the address and length of its
+ * bytes (a text constant's word is offset << 32 | length in the task's strpool).  Compiled once per query from
  * PostgreSQL's expression trees (src/expr_compile.cpp); errors PostgreSQL would
  * raise (division by zero, overflow) set a flag and the query is re-run on the
  * CPU, which raises PostgreSQL's own error.
@@ -206,6 +214,7 @@ typedef struct pg_gpu_agg_task
 	pg_gpu_instr prog[PG_GPU_MAX_PROG];
 	uint64_t	consts[PG_GPU_MAX_CONSTS];	/* int64 or double bits */
 	uint64_t	const_null;		/* bit i: constant i is NULL */
+	uint8_t		strpool[PG_GPU_MAX_STRPOOL];	/* bytes of text constants */
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
@@ -297,9 +306,10 @@ pg_gpu_status pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res,
 								pg_gpu_error *err);
 
 /*
- * Grouped tasks, after finish: group g's key values (int64 / normalised float bits,
- * keys[k] undefined where bit k of *nullmask is set), its row count and the state
- * of every input.
+ * Grouped tasks, after finish: group g's key values (int64 / normalised float bits;
+ * text keys: the host address of a 4-byte-header varlena holding the first value
+ * the group met, valid until pg_gpu_agg_end; keys[k] undefined where bit k of
+ * *nullmask is set), its row count and the state of every input.
  */
 void		pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys,
 							 uint32_t *nullmask, int64_t *rows, pg_gpu_col_state *states);

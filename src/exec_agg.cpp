@@ -346,6 +346,8 @@ fallback_for(pg_gpu_status st)
 			return PG_GPU_FB_BAD_PAGE;
 		case PG_GPU_EXPR_ERROR:
 			return PG_GPU_FB_EXPR_ERROR;
+		case PG_GPU_TOASTED:
+			return PG_GPU_FB_TOASTED;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
@@ -795,6 +797,11 @@ key_datum(Oid typid, uint64 w)
 				memcpy(&d, &w, 8);
 				return Float8GetDatum(d);
 			}
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			/* the engine's copy of the group's first value, a varlena */
+			return PointerGetDatum((void *) (uintptr_t) w);
 		default:				/* int8, timestamp, timestamptz */
 			return Int64GetDatum((int64) w);
 	}
@@ -891,7 +898,7 @@ ExecGpuAggImpl(GpuAggState *s)
 		s->fallback = true;
 		PgGpuStatsFallback(PG_GPU_NODE_AGG, s->fb_reason);
 		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
-			s->fb_reason != PG_GPU_FB_EXPR_ERROR)
+			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED)
 			ereport(WARNING,
 					(errmsg("GpuAgg fell back to the CPU: %s",
 							PgGpuFallbackName(s->fb_reason)),

@@ -12,18 +12,30 @@
  *   AND OR NOT, IS [NOT] NULL            three-valued, short-circuit in order
  *   x IN (consts), x NOT IN (consts)     ScalarArrayOpExpr over a constant array
  *   casts                                integer widening/narrowing, to float
+ *   text, varchar, bpchar                columns and constants; = and <> (and IN)
+ *                                        under deterministic collations, < <= > >=
+ *                                        only where the collation is byte order
  *
  * BETWEEN arrives here already rewritten into two comparisons.
  */
 extern "C" {
 #include "postgres.h"
 
+#include <locale.h>
+
+#include "catalog/pg_am.h"
+#include "catalog/pg_collation.h"
+#include "commands/defrem.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
+#include "utils/syscache.h"
 
 #include "pg_gpu.h"
 #include "expr_compile.h"
@@ -59,9 +71,63 @@ PgGpuValueType(Oid typid)
 			return PG_GPU_TIMESTAMP;
 		case BOOLOID:
 			return PG_GPU_BOOL;
+		case TEXTOID:
+		case VARCHAROID:
+			return PG_GPU_TEXT;
+		case BPCHAROID:
+			return PG_GPU_BPCHAR;
 		default:
 			return 0;
 	}
+}
+
+static bool
+is_text(int t)
+{
+	return t == PG_GPU_TEXT || t == PG_GPU_BPCHAR;
+}
+
+static bool
+is_c_utf8(const char *name)
+{
+	return name && (pg_strcasecmp(name, "C.UTF-8") == 0 || pg_strcasecmp(name, "C.UTF8") == 0);
+}
+
+bool
+PgGpuCollationIsBytewise(Oid collid)
+{
+	HeapTuple	tup;
+	bool		bytewise = false;
+
+	if (!OidIsValid(collid))
+		return false;
+	if (lc_collate_is_c(collid))
+		return true;
+	if (collid == DEFAULT_COLLATION_OID)
+	{
+		/* libc default (no ICU locale object): the database's LC_COLLATE */
+		return pg_newlocale_from_collation(collid) == 0 &&
+			GetDatabaseEncoding() == PG_UTF8 && is_c_utf8(setlocale(LC_COLLATE, NULL));
+	}
+	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_collation) GETSTRUCT(tup))->collprovider == COLLPROVIDER_LIBC &&
+		GetDatabaseEncoding() == PG_UTF8)
+	{
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(COLLOID, tup, Anum_pg_collation_collcollate, &isnull);
+
+		bytewise = !isnull && is_c_utf8(TextDatumGetCString(d));
+	}
+	ReleaseSysCache(tup);
+	return bytewise;
+}
+
+bool
+PgGpuCollationIsDeterministic(Oid collid)
+{
+	return OidIsValid(collid) && get_collation_isdeterministic(collid);
 }
 
 static bool
@@ -181,6 +247,20 @@ add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
 			case PG_GPU_BOOL:
 				bits = DatumGetBool(d) ? 1 : 0;
 				break;
+			case PG_GPU_TEXT:
+			case PG_GPU_BPCHAR:
+				{
+					/* bytes into the task's pool: offset << 32 | length */
+					text	   *v = DatumGetTextPP(d);
+					int			len = VARSIZE_ANY_EXHDR(v);
+
+					if (len > PG_GPU_MAX_STRPOOL - c->nstr)
+						return false;
+					memcpy(t->strpool + c->nstr, VARDATA_ANY(v), len);
+					bits = ((uint64) c->nstr << 32) | (uint32) len;
+					c->nstr += len;
+					break;
+				}
 			default:
 				return false;
 		}
@@ -193,9 +273,12 @@ add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
 	return true;
 }
 
-/* The comparison an operator performs, if it is a plain btree one. */
+/*
+ * The comparison an operator performs, if it is a plain btree one (text: one the
+ * kernels can do as bytes under the collation).
+ */
 static int
-comparison_of(Oid opno, Oid lefttype, Oid righttype, int *cmptype)
+comparison_of(Oid opno, Oid lefttype, Oid righttype, Oid collid, int *cmptype)
 {
 	int			lt = PgGpuValueType(lefttype);
 	int			rt = PgGpuValueType(righttype);
@@ -204,6 +287,30 @@ comparison_of(Oid opno, Oid lefttype, Oid righttype, int *cmptype)
 
 	if (lt == 0 || rt == 0 || lt == PG_GPU_BOOL || rt == PG_GPU_BOOL)
 		return 0;
+	if (is_text(lt) || is_text(rt))
+	{
+		int			strategy = 0;
+		Oid			family;
+
+		if (lt != rt || lefttype != righttype)
+			return 0;
+		*cmptype = lt;
+		/* the type's own operator class, not text_pattern_ops */
+		family = get_opclass_family(GetDefaultOpClass(lefttype, BTREE_AM_OID));
+		foreach(lc, get_op_btree_interpretation(opno))
+		{
+			OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
+
+			if (oi->opfamily_id == family &&
+				oi->oplefttype == lefttype && oi->oprighttype == righttype)
+				strategy = oi->strategy;
+		}
+		if (strategy == PG_GPU_CMP_EQ || strategy == PG_GPU_CMP_NE)
+			return PgGpuCollationIsDeterministic(collid) ? strategy : 0;
+		if (strategy >= PG_GPU_CMP_LT && strategy <= PG_GPU_CMP_GT)
+			return PgGpuCollationIsBytewise(collid) ? strategy : 0;
+		return 0;
+	}
 	if (is_int_type(lt) && is_int_type(rt))
 		*cmptype = PG_GPU_INT8;
 	else if (is_float(lt) && is_float(rt))
@@ -248,7 +355,8 @@ compile_in(PgGpuCompiler *c, ScalarArrayOpExpr *sa, int *type)
 	elemtype = get_element_type(arr->consttype);
 	if (!OidIsValid(elemtype) || PgGpuValueType(elemtype) == 0)
 		return false;
-	strategy = comparison_of(sa->opno, exprType((Node *) lhs), elemtype, &cmptype);
+	strategy = comparison_of(sa->opno, exprType((Node *) lhs), elemtype, sa->inputcollid,
+							 &cmptype);
 	if (!((sa->useOr && strategy == PG_GPU_CMP_EQ) || (!sa->useOr && strategy == PG_GPU_CMP_NE)))
 		return false;
 	if (!compile(c, lhs, &ltype))
@@ -364,7 +472,8 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 					if (list_length(op->args) != 2)
 						return false;
 					strategy = comparison_of(op->opno, exprType((Node *) linitial(op->args)),
-											 exprType((Node *) lsecond(op->args)), &cmptype);
+											 exprType((Node *) lsecond(op->args)),
+											 op->inputcollid, &cmptype);
 					if (strategy == 0 ||
 						!compile(c, (Expr *) linitial(op->args), &lt) ||
 						!compile(c, (Expr *) lsecond(op->args), &t2))

@@ -18,6 +18,7 @@ typedef struct PgGpuCompiler
 	int			depth;
 	int			maxdepth;
 	int			nconst;			/* constants used so far */
+	int			nstr;			/* bytes of task->strpool used */
 	int			natt;			/* attributes referenced so far */
 	int16		att[PG_GPU_MAX_COLS];
 	uint8		atttype[PG_GPU_MAX_COLS];
@@ -27,6 +28,15 @@ void		PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid);
 
 /* pg_gpu_coltype of values of a type the kernels compute with, else 0. */
 int			PgGpuValueType(Oid typid);
+
+/*
+ * Whether text under this collation sorts as bytes: C, POSIX, and glibc's C.UTF-8
+ * (code point order, which UTF-8 bytes keep).
+ */
+bool		PgGpuCollationIsBytewise(Oid collid);
+
+/* A GROUP BY key or equality of this text collation can compare bytes. */
+bool		PgGpuCollationIsDeterministic(Oid collid);
 
 /* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
 bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);

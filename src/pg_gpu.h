@@ -50,6 +50,8 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_INJECTED,			/* pg_gpu.debug_fail_after_chunks */
 	PG_GPU_FB_EXPR_ERROR,		/* an expression raised an error on the GPU: the
 								 * CPU re-runs the query to raise PostgreSQL's own */
+	PG_GPU_FB_TOASTED,			/* a compressed or out-of-line text value: the CPU
+								 * re-runs the query */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

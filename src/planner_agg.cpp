@@ -36,6 +36,7 @@ extern "C" {
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/rel.h"
@@ -138,6 +139,26 @@ needs_of(PgGpuAggState st)
 	}
 }
 
+/*
+ * A text GROUP BY key the hash table can take: a column of the table, grouped by
+ * the type's own equality under a deterministic collation, i.e. equal exactly
+ * when the bytes are (bpchar: without trailing blanks).  Being a column bounds the
+ * bytes a chunk can add to the string arena by the chunk's pages.
+ */
+static bool
+text_key_ok(SortGroupClause *sgc, Expr *expr, Index relid)
+{
+	Expr	   *e = expr;
+	Oid			fn = get_opcode(sgc->eqop);
+
+	while (IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	if (!IsA(e, Var) || ((Var *) e)->varno != (int) relid)
+		return false;
+	return (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
+		PgGpuCollationIsDeterministic(exprCollation((Node *) expr));
+}
+
 /* Everything one GpuAgg path is built from. */
 typedef struct GpuAggBuild
 {
@@ -173,9 +194,11 @@ agg_input(GpuAggBuild *b, Expr *arg, bool count_only, int type, int needs)
 		return -1;
 	pg_gpu_expr *e = &t->inputs[t->ninputs];
 
-	if (count_only && PgGpuValueType(exprType((Node *) arg)) == 0)
+	int			vt = PgGpuValueType(exprType((Node *) arg));
+
+	if (count_only && (vt == 0 || vt == PG_GPU_TEXT || vt == PG_GPU_BPCHAR))
 	{
-		/* count(x) of a type the kernels do not decode: NULL-ness only */
+		/* count(x) of a type the kernels need not decode: NULL-ness only */
 		Var		   *v = (Var *) arg;
 
 		if (!IsA(v, Var) || v->varno != (int) b->comp.relid || v->varlevelsup != 0 ||
@@ -340,6 +363,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		pg_gpu_expr *k;
 
 		if (t == 0 || t == PG_GPU_BOOL || b.task->nkeys >= PG_GPU_MAX_KEYS)
+			return;
+		if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b.comp.relid))
 			return;
 		k = &b.task->keys[b.task->nkeys];
 		if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
