@@ -25,6 +25,7 @@ extern "C" {
 
 #include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "commands/defrem.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -34,11 +35,16 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 #include "utils/syscache.h"
 
 #include "pg_gpu.h"
 #include "expr_compile.h"
+
+/*
+ * From utils/pg_locale.h, which cannot be included where PostgreSQL was built with
+ * ICU but its headers are not installed.
+ */
+extern bool lc_collate_is_c(Oid collation);
 }
 
 void
@@ -105,9 +111,14 @@ PgGpuCollationIsBytewise(Oid collid)
 		return true;
 	if (collid == DEFAULT_COLLATION_OID)
 	{
-		/* libc default (no ICU locale object): the database's LC_COLLATE */
-		return pg_newlocale_from_collation(collid) == 0 &&
-			GetDatabaseEncoding() == PG_UTF8 && is_c_utf8(setlocale(LC_COLLATE, NULL));
+		/* a libc default collation: the database's LC_COLLATE */
+		tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tup))
+			return false;
+		bytewise = ((Form_pg_database) GETSTRUCT(tup))->datlocprovider == COLLPROVIDER_LIBC;
+		ReleaseSysCache(tup);
+		return bytewise && GetDatabaseEncoding() == PG_UTF8 &&
+			is_c_utf8(setlocale(LC_COLLATE, NULL));
 	}
 	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collid));
 	if (!HeapTupleIsValid(tup))
