@@ -153,6 +153,7 @@ constexpr int kGroupThreads = 512;
 constexpr int kGroupPages = kGroupThreads / kThreads;	/* pages per block step */
 constexpr size_t kGroupSmemBudget = 200 * 1024;
 constexpr int64_t kSmemGroupsMax = 4096;	/* above this, no per-block tables */
+constexpr size_t kSmemStrBytes = 48 * 1024;	/* text keys of a per-block table */
 
 /*
  * Each block takes kGroupPages pages at a time, one per 128-thread group.  A row's
@@ -164,13 +165,15 @@ __global__ void __launch_bounds__(kGroupThreads)
 group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				   const char *staging, const __grid_constant__ pg_gpu_agg_task task,
 				   uint64_t *tab, uint64_t mask, uint64_t *inserted, str_arena ar,
-				   int smem_cap, unsigned long long *rows, int *err)
+				   int smem_cap, int smem_str, unsigned long long *rows, int *err)
 {
 	extern __shared__ uint4 dyn[];
 	__shared__ group_layout L;
 	__shared__ uint64_t sfill;
+	__shared__ uint64_t sstr_fill;
 	uint4	   *pages = dyn;
 	uint64_t   *stab = (uint64_t *) (dyn + kGroupPages * (PG_GPU_BLCKSZ / 16));
+	str_arena	sar;
 	const int	tid = threadIdx.x;
 	const int	sub = tid / kThreads;
 	const int	lt = tid % kThreads;
@@ -180,8 +183,12 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	{
 		make_group_layout(task, L);
 		sfill = 0;
+		sstr_fill = 0;
 	}
 	__syncthreads();
+	sar.base = (uint8_t *) (stab + (size_t) smem_cap * L.words);
+	sar.fill = &sstr_fill;
+	sar.cap = (uint64_t) smem_str;
 	for (int i = tid; i < smem_cap * L.words; i += kGroupThreads)
 		stab[i] = 0;
 	__syncthreads();
@@ -245,14 +252,11 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				if (smem_cap > 0)
 				{
 					ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, gk, h,
-												&sfill, (uint64_t) smem_cap / 2, nullptr, &ar);
+												&sfill, (uint64_t) smem_cap / 2, nullptr, &sar);
 					if (ix >= 0)
 						e = stab + ix * L.words;
-					else if (ix < -1)
-					{
-						atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
-						continue;
-					}
+					else
+						ix = -1;	/* full, or no room for the key's text: global */
 				}
 				if (ix < 0)
 				{
@@ -385,6 +389,7 @@ struct pg_gpu_agg
 	uint64_t	arena_cap = 0;	/* current block (blocks[nblocks - 1]) */
 	uint64_t	arena_bound = 0;	/* upper bound of its bytes once queued work is done */
 	int			smem_cap = 0;
+	int			smem_str = 0;	/* bytes of text keys per shared-memory table */
 	size_t		dyn_smem = 0;
 	int			group_blocks = 0;
 	int			grows = 0;
@@ -412,19 +417,25 @@ group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
 	int			per_sm = 0;
 	pg_gpu_status st;
 
+	agg->ntext = text_keys(t);
 	agg->smem_cap = 0;
+	agg->smem_str = 0;
 	if (hint <= kSmemGroupsMax)
 	{
 		uint64_t	c = pow2_at_least(2 * (uint64_t) hint);
+		size_t		str = agg->ntext > 0 ? kSmemStrBytes : 0;
 
 		if (c < 64)
 			c = 64;
-		while (c > 64 && pages + c * entry > kGroupSmemBudget)
+		while (c > 64 && pages + c * entry + str > kGroupSmemBudget)
 			c >>= 1;
-		if (pages + c * entry <= kGroupSmemBudget)
+		if (pages + c * entry + str <= kGroupSmemBudget)
+		{
 			agg->smem_cap = (int) c;
+			agg->smem_str = (int) str;
+		}
 	}
-	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry;
+	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry + agg->smem_str;
 	PG_GPU_TRY(err, cudaFuncSetAttribute(group_pages_kernel,
 										 cudaFuncAttributeMaxDynamicSharedMemorySize,
 										 (int) agg->dyn_smem));
@@ -440,7 +451,6 @@ group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
 		return st;
 	PG_GPU_TRY(err, cudaMemset(agg->d_tab, 0, agg->cap * entry));
 	PG_GPU_TRY(err, cudaMemset(agg->d_inserted, 0, 2 * sizeof(uint64_t)));
-	agg->ntext = text_keys(t);
 	return PG_GPU_OK;
 }
 
@@ -668,10 +678,10 @@ sync_slots(pg_gpu_agg *agg, pg_gpu_error *err)
 }
 
 /*
- * Text keys: make sure the arena block can take the chunk's new groups.  A row
- * copies each text key at most once (into a shared-memory table or the global
- * one; merging a shared entry reuses its copy), its bytes lie in one of the chunk's
- * pages, and a copy adds at most 11 bytes of header and padding.  When the bound
+ * Text keys: make sure the arena block can take the chunk's new groups.  A row's
+ * text key reaches the global table at most once (directly, or through a
+ * shared-memory entry it created), its bytes lie in one of the chunk's pages, and a
+ * copy adds at most 11 bytes of header and padding.  When the bound
  * would pass the block, the real use is read back and, if needed, a new block is
  * started; entries keep pointing into the old ones.
  */
@@ -812,7 +822,7 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 
 		group_pages_kernel<<<blocks, kGroupThreads, agg->dyn_smem, s.stream>>>(
 			s.d_refs, npages, s.d_vis, staging, agg->task, agg->d_tab, agg->cap - 1,
-			agg->d_inserted, ar, agg->smem_cap, s.d_rows, s.d_err);
+			agg->d_inserted, ar, agg->smem_cap, agg->smem_str, s.d_rows, s.d_err);
 	}
 	else
 	{

@@ -19,6 +19,8 @@
 using namespace pg_gpu::cuda;
 
 static const uint64_t kLocalCap = 64;	/* the emulated "shared-memory" table */
+static const uint64_t kLocalStr = 512;	/* and its text keys' bytes (small, so the
+										 * tests meet a full one) */
 
 struct host_agg
 {
@@ -41,6 +43,8 @@ struct host_agg
 	uint64_t	inserted = 0;
 	std::vector<uint64_t> local;
 	uint64_t	local_fill = 0;
+	std::vector<uint8_t> local_str;
+	uint64_t	local_str_fill = 0;
 	int			grows = 0;
 	std::vector<uint64_t> groups;	/* dense, after finish */
 	/* text keys: arena blocks, never moved */
@@ -128,6 +132,7 @@ flush_local(host_agg *h)
 	}
 	std::fill(h->local.begin(), h->local.end(), 0);
 	h->local_fill = 0;
+	h->local_str_fill = 0;
 	return true;
 }
 
@@ -142,6 +147,7 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	host_arena_reserve(h, nlp);
 
 	str_arena	ar = host_arena(h);
+	str_arena	lar = {h->local_str.data(), &h->local_str_fill, kLocalStr};
 
 	for (int i = 0; i < nlp; i++)
 	{
@@ -170,13 +176,11 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		uint64_t	hash = key_hash(gk.w, t.nkeys);
 		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, gk,
 												 hash, &h->local_fill, kLocalCap / 2, nullptr,
-												 &ar);
+												 &lar);
 		uint64_t   *e;
 
 		if (ix >= 0)
 			e = &h->local[ix * h->L.words];
-		else if (ix < -1)
-			return TUP_BAD;
 		else
 		{
 			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, gk, hash,
@@ -220,6 +224,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		h->tab.assign(h->cap * h->L.words, 0);
 		h->local.assign(kLocalCap * h->L.words, 0);
 		h->ntext = text_keys(h->task);
+		h->local_str.assign(kLocalStr, 0);
 	}
 	return h;
 }

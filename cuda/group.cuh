@@ -13,8 +13,10 @@
  *   then each aggregate input's state, only the words its aggregates need
  *
  * The thread that claims an empty entry (CAS 0 -> 1) writes the keys (copying text
- * bytes into the arena, whose room the host reserves before every chunk) and the
- * initial state, then publishes it; everybody else updates states with atomics, so
+ * bytes into the table's string arena: for the global table a device buffer whose
+ * room the host reserves before every chunk, for a shared-memory table a block of
+ * shared memory, so that only keys new to the global table are copied to global
+ * memory) and the initial state, then publishes it; everybody else updates states with atomics, so
  * no entry is ever locked while values are folded in.  Every state word is
  * order-independent except float sums, whose order PostgreSQL's parallel plans leave
  * open too (SEMANTICS.md 5):
@@ -84,11 +86,9 @@ struct str_arena
 struct group_key
 {
 	uint64_t	w[PG_GPU_MAX_KEYS + 1];	/* [0] NULL mask, [1 + k] key words */
-	uint64_t	p[PG_GPU_MAX_KEYS];	/* text: address of the row's bytes, or of an
-									 * entry's arena varlena (in_arena) */
-	uint32_t	olen[PG_GPU_MAX_KEYS];	/* text from a row: bytes to copy (bpchar's
-										 * padding kept, as the first value met) */
-	bool		in_arena;
+	uint64_t	p[PG_GPU_MAX_KEYS];	/* text: address of the value's bytes */
+	uint32_t	olen[PG_GPU_MAX_KEYS];	/* text: bytes to copy (bpchar's padding
+										 * kept, as the first value met) */
 };
 
 /* Bytes a text key takes in the arena: header and value, 8-byte aligned. */
@@ -416,11 +416,6 @@ init_entry(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 		e[L.kptr + k] = 0;
 		if (!is_text_type(t.keys[k].type) || ((gk.w[0] >> k) & 1))
 			continue;
-		if (gk.in_arena)
-		{
-			e[L.kptr + k] = gk.p[k];
-			continue;
-		}
 		uint32_t	n = gk.olen[k];
 		uint64_t	sz = arena_bytes(n);
 		uint64_t	off = ar ? A::add(ar->fill, sz) : ~0ULL;
@@ -502,7 +497,7 @@ entry_is(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 		if (!is_text_type(t.keys[k].type) || ((gk.w[0] >> k) & 1))
 			continue;
 		const uint8_t *a = (const uint8_t *) (uintptr_t) A::load(&e[L.kptr + k]) + 4;
-		const uint8_t *b = (const uint8_t *) (uintptr_t) gk.p[k] + (gk.in_arena ? 4 : 0);
+		const uint8_t *b = (const uint8_t *) (uintptr_t) gk.p[k];
 		uint32_t	n = (uint32_t) gk.w[1 + k];
 
 		if (a == b)
@@ -514,15 +509,33 @@ entry_is(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 	return true;
 }
 
+/* Whether the arena (shared-memory tables') seems to have room for gk's text. */
+PG_GPU_EXEC_CHECK_DISABLE
+template <class A>
+PG_GPU_TD bool
+arena_room(const pg_gpu_agg_task &t, const group_key &gk, const str_arena *ar)
+{
+	uint64_t	need = 0;
+
+	if (!ar)
+		return true;
+	for (int k = 0; k < t.nkeys; k++)
+		if (is_text_type(t.keys[k].type) && !((gk.w[0] >> k) & 1))
+			need += arena_bytes(gk.olen[k]);
+	return need == 0 || A::load(ar->fill) + need <= ar->cap;
+}
+
 /* Status of an entry whose initialisation failed: matches no key. */
 constexpr uint64_t kDeadEntry = 3;
 
 /*
  * Find the entry of key gk (hash h), inserting it if absent.  fill/limit, when
- * fill is given, cap how many entries may be claimed (shared-memory tables):
- * beyond that -1 is returned and the caller uses the global table.  -2: the table
- * is full (cannot happen while the host keeps the load under one half); -3: the
- * string arena is (neither can the host's reservation let this happen).
+ * fill is given, cap how many entries may be claimed (shared-memory tables), and
+ * so does the room in their string arena: beyond that -1 is returned and the
+ * caller uses the global table.  -2: the table is full (cannot happen while the
+ * host keeps the load under one half); -3: the string arena is (for the global
+ * table the host's reservation rules it out; for a shared-memory table, threads
+ * racing for its last bytes can meet it, and the caller goes global as for -1).
  */
 PG_GPU_EXEC_CHECK_DISABLE
 template <class A>
@@ -541,7 +554,7 @@ group_find(uint64_t *tab, uint64_t mask, const pg_gpu_agg_task &t, const group_l
 
 		if (st == 0)
 		{
-			if (fill && A::load(fill) >= limit)
+			if (fill && (A::load(fill) >= limit || !arena_room<A>(t, gk, ar)))
 				return -1;
 			st = A::cas(&e[kWStatus], 0, 1);
 			if (st == 0)
@@ -830,7 +843,6 @@ PG_GPU_HD void
 row_key(const pg_gpu_agg_task &t, const pval *keys, group_key &gk)
 {
 	gk.w[0] = 0;
-	gk.in_arena = false;
 	for (int k = 0; k < t.nkeys; k++)
 	{
 		int			ty = t.keys[k].type;
@@ -862,12 +874,20 @@ entry_key(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 		  group_key &gk)
 {
 	gk.w[0] = e[kWNulls];
-	gk.in_arena = true;
 	for (int k = 0; k < t.nkeys; k++)
 	{
 		gk.w[1 + k] = e[kWKeys + k];
-		gk.p[k] = L.kptr >= 0 ? e[L.kptr + k] : 0;
+		gk.p[k] = 0;
 		gk.olen[k] = 0;
+		if (L.kptr >= 0 && e[L.kptr + k] != 0)
+		{
+			const uint8_t *v = (const uint8_t *) (uintptr_t) e[L.kptr + k];
+			uint32_t	hdr;
+
+			memcpy(&hdr, v, 4);
+			gk.p[k] = (uint64_t) (uintptr_t) (v + 4);
+			gk.olen[k] = (hdr >> 2) - 4;
+		}
 	}
 }
 
