@@ -20,12 +20,16 @@
 #include <string.h>
 
 #include <new>
+#include <vector>
+
+#include <cub/cub.cuh>
 
 #include "agg_host.h"
 #include "agg_state.cuh"
 #include "engine_internal.cuh"
 #include "group.cuh"
 #include "heap_deform.cuh"
+#include "sort.cuh"
 
 namespace pg_gpu {
 namespace cuda {
@@ -329,6 +333,181 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 	}
 }
 
+/* ---- ORDER BY ------------------------------------------------------------ */
+
+/* Where the sort kernels put rows: per key word arrays, row references. */
+struct sort_arrays
+{
+	uint64_t   *w[2 * PG_GPU_MAX_KEYS];	/* null: a word no pass reads */
+	uint64_t   *ref;
+	unsigned long long *count;
+	unsigned int *nulls;		/* bit k: key k met a NULL */
+	uint64_t	cap;
+};
+
+/*
+ * One block per page, as agg_pages_kernel: the page goes to shared memory and to
+ * the page store (the sorted tuples are gathered from there at the end); each
+ * passing tuple's sort words and reference are appended at a position from one
+ * atomic add per 128 line pointers.
+ */
+__global__ void __launch_bounds__(kThreads)
+sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
+				  const char *staging, const __grid_constant__ pg_gpu_agg_task task,
+				  int64_t page_base, uint4 *store, sort_arrays sa,
+				  unsigned long long *rows, int *err)
+{
+	using BlockScan = cub::BlockScan<int, kThreads>;
+	__shared__ uint4 page[PG_GPU_BLCKSZ / 16];
+	__shared__ typename BlockScan::TempStorage scan;
+	__shared__ unsigned long long base;
+	const int	tid = threadIdx.x;
+	unsigned long long nrows = 0;
+	unsigned int nulls_seen = 0;
+
+	for (int p = blockIdx.x; p < npages; p += gridDim.x)
+	{
+		pg_gpu_page_ref ref = refs[p];
+		const uint4 *src = staging
+			? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
+			: (const uint4 *) (uintptr_t) ref.addr;
+		uint4	   *dst = store + (size_t) (page_base + p) * (PG_GPU_BLCKSZ / 16);
+		uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
+
+#pragma unroll
+		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+			v[k] = src[tid + k * kThreads];
+#pragma unroll
+		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+		{
+			page[tid + k * kThreads] = v[k];
+			dst[tid + k * kThreads] = v[k];
+		}
+		__syncthreads();
+
+		const uint8_t *pg = (const uint8_t *) page;
+		const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
+		const uint32_t *pvis = ref.vis_idx >= 0
+			? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
+
+		for (int i0 = 0; i0 < ref.nlp; i0 += kThreads)
+		{
+			int			i = i0 + tid;
+			int			pass = 0;
+			pval		keys[PG_GPU_MAX_KEYS];
+			uint32_t	len = 0;
+
+			if (i < ref.nlp)
+			{
+				uint32_t	w = lps[i];
+
+				if (PG_GPU_LP_FLAGS(w) == PG_GPU_LP_NORMAL &&
+					!(pvis && !((pvis[i >> 5] >> (i & 31)) & 1)))
+				{
+					uint32_t	off = PG_GPU_LP_OFF(w);
+
+					len = PG_GPU_LP_LEN(w);
+					int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+						? TUP_BAD : eval_tuple(pg + off, len, task, nullptr, keys);
+
+					if (r < 0)
+						atomicCAS(err, 0, tup_status(r));
+					pass = (r == TUP_OK);
+				}
+			}
+			int			pos,
+						total;
+
+			BlockScan(scan).ExclusiveSum(pass, pos, total);
+			if (tid == 0)
+				base = total ? atomicAdd(sa.count, (unsigned long long) total) : 0;
+			__syncthreads();
+			if (pass)
+			{
+				unsigned long long at = base + pos;
+				uint64_t	wds[2 * PG_GPU_MAX_KEYS];
+				uint32_t	nl;
+
+				if (at < sa.cap)
+				{
+					sort_encode(task, keys, wds, &nl);
+					for (int k = 0; k < 2 * task.nkeys; k++)
+						if (sa.w[k])
+							sa.w[k][at] = wds[k];
+					sa.ref[at] = sort_ref((uint64_t) (page_base + p), (uint32_t) i + 1, len);
+					nulls_seen |= nl;
+				}
+				else
+					atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+				nrows++;
+			}
+			__syncthreads();
+		}
+		__syncthreads();
+	}
+	if (nulls_seen)
+		atomicOr(sa.nulls, nulls_seen);
+	if (nrows)
+		atomicAdd(rows, nrows);
+}
+
+__global__ void
+gather_words_kernel(const uint64_t *src, const uint32_t *idx, uint64_t *dst, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		dst[i] = src[idx[i]];
+}
+
+__global__ void
+iota_kernel(uint32_t *idx, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		idx[i] = (uint32_t) i;
+}
+
+/* Sorted references, and each tuple's MAXALIGNed size for the offsets' scan. */
+__global__ void
+sorted_refs_kernel(const uint64_t *ref, const uint32_t *idx, uint64_t *out, uint64_t *size,
+				   uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	r = ref[idx[i]];
+
+		out[i] = r;
+		size[i] = ((r & 0xFFFF) + 7) & ~7ULL;
+	}
+}
+
+/* One warp per tuple: copy it from the page store to its place in the output. */
+__global__ void
+gather_tuples_kernel(const uint4 *store, const uint64_t *ref, const uint64_t *off,
+					 uint64_t n, char *out)
+{
+	uint64_t	warp = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) / 32;
+	int			lane = threadIdx.x % 32;
+	uint64_t	nwarps = (uint64_t) gridDim.x * blockDim.x / 32;
+
+	for (uint64_t i = warp; i < n; i += nwarps)
+	{
+		uint64_t	r = ref[i];
+		const uint8_t *pg = (const uint8_t *) (store + (r >> 32) * (PG_GPU_BLCKSZ / 16));
+		uint32_t	lp = (uint32_t) (r >> 16) & 0xFFFF;
+		uint32_t	w;
+
+		memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
+		const uint64_t *src = (const uint64_t *) (pg + PG_GPU_LP_OFF(w));
+		uint64_t   *dst = (uint64_t *) (out + off[i]);
+		uint32_t	words = (uint32_t) (((r & 0xFFFF) + 7) / 8);
+
+		for (uint32_t j = lane; j < words; j += 32)
+			dst[j] = src[j];
+	}
+}
+
 /* Copy the occupied entries into a dense array. */
 __global__ void
 group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out,
@@ -395,7 +574,23 @@ struct pg_gpu_agg
 	int			grows = 0;
 	uint64_t   *h_groups = nullptr;	/* after finish: ngroups dense entries */
 	int64_t		ngroups = 0;
+
+	/* ORDER BY */
+	bool		sorting = false;
+	sort_arrays sa = {};
+	uint64_t	sort_bound = 0;	/* rows once queued work is done, at most */
+	uint4	   *d_store = nullptr;	/* every submitted page */
+	int64_t		store_pages = 0;
+	uint64_t	nsorted = 0;	/* rows to hand out */
+	uint64_t	next_row = 0;
+	char	   *d_out = nullptr;	/* the sorted tuples */
+	std::vector<uint64_t> h_off;	/* nsorted + 1 */
+	std::vector<uint64_t> h_ref;
+	char	   *h_batch = nullptr;	/* pinned */
+	size_t		batch_bytes = 0;
 };
+
+static constexpr size_t kSortBatchBytes = 64u << 20;
 
 static uint64_t
 pow2_at_least(uint64_t v)
@@ -454,6 +649,55 @@ group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/* Row arrays for n rows (words the passes read, references), copying what is there. */
+static pg_gpu_status
+sort_arrays_alloc(pg_gpu_agg *agg, uint64_t n, uint64_t keep, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	sort_arrays na = agg->sa;
+	pg_gpu_status st;
+
+	for (int k = 0; k < 2 * t.nkeys; k++)
+	{
+		na.w[k] = nullptr;
+		if ((k % 2) == 1 && !sort_key_wide(t.keys[k / 2].type))
+			continue;
+		if ((st = device_alloc(n * sizeof(uint64_t), (void **) &na.w[k], err)) != PG_GPU_OK)
+			return st;
+		if (keep)
+			PG_GPU_TRY(err, cudaMemcpy(na.w[k], agg->sa.w[k], keep * sizeof(uint64_t),
+									   cudaMemcpyDeviceToDevice));
+		device_free(agg->sa.w[k]);
+		agg->sa.w[k] = na.w[k];
+	}
+	if ((st = device_alloc(n * sizeof(uint64_t), (void **) &na.ref, err)) != PG_GPU_OK)
+		return st;
+	if (keep)
+		PG_GPU_TRY(err, cudaMemcpy(na.ref, agg->sa.ref, keep * sizeof(uint64_t),
+								   cudaMemcpyDeviceToDevice));
+	device_free(agg->sa.ref);
+	agg->sa.ref = na.ref;
+	agg->sa.cap = n;
+	return PG_GPU_OK;
+}
+
+static pg_gpu_status
+sort_setup(pg_gpu_agg *agg, pg_gpu_error *err)
+{
+	pg_gpu_status st;
+
+	agg->store_pages = agg->task.total_pages > 0 ? agg->task.total_pages : 1;
+	if ((st = device_alloc((size_t) agg->store_pages * PG_GPU_BLCKSZ, (void **) &agg->d_store,
+						   err)) != PG_GPU_OK ||
+		(st = device_alloc(sizeof(unsigned long long) + sizeof(unsigned int),
+						   (void **) &agg->sa.count, err)) != PG_GPU_OK)
+		return st;
+	agg->sa.nulls = (unsigned int *) (agg->sa.count + 1);
+	PG_GPU_TRY(err, cudaMemset(agg->sa.count, 0, sizeof(unsigned long long) + sizeof(unsigned int)));
+	/* a first guess of 32 rows a page; grown when a chunk could pass it */
+	return sort_arrays_alloc(agg, (uint64_t) agg->store_pages * 32, 0, err);
+}
+
 static pg_gpu_status
 agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 {
@@ -468,6 +712,8 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 	agg->max_blocks = sms * kBlocksPerSm;
 	agg->capacity = t.chunk_pages;
 	if (agg->grouped && (st = group_setup(agg, sms, err)) != PG_GPU_OK)
+		return st;
+	if (agg->sorting && (st = sort_setup(agg, err)) != PG_GPU_OK)
 		return st;
 
 	/*
@@ -610,7 +856,8 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return nullptr;
 	}
 	agg->task = *task;
-	agg->grouped = task->nkeys > 0;
+	agg->sorting = task->sort != 0;
+	agg->grouped = task->nkeys > 0 && !agg->sorting;
 	make_group_layout(agg->task, agg->layout);
 	if (task->emulate)
 	{
@@ -788,6 +1035,29 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 			(st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 			return st;
 	}
+	if (agg->sorting)
+	{
+		uint64_t	tuples = 0;
+		pg_gpu_status st;
+
+		if (agg->pages + npages > agg->store_pages)
+			return set_error(err, PG_GPU_INVALID_TASK, "more pages than the sort expected");
+		for (int p = 0; p < npages; p++)
+			tuples += s.h_refs[p].nlp;
+		if (agg->sort_bound + tuples > agg->sa.cap)
+		{
+			unsigned long long n = 0;
+
+			if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+				return st;
+			PG_GPU_TRY(err, cudaMemcpy(&n, agg->sa.count, sizeof(n), cudaMemcpyDeviceToHost));
+			agg->sort_bound = n;
+			if (n + tuples > agg->sa.cap &&
+				(st = sort_arrays_alloc(agg, 2 * (n + tuples), n, err)) != PG_GPU_OK)
+				return st;
+		}
+		agg->sort_bound += tuples;
+	}
 	if (!agg->started)
 	{
 		PG_GPU_TRY(err, cudaEventRecord(agg->first_start, s.stream));
@@ -808,7 +1078,15 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 
 	const char *staging = agg->task.gather ? s.d_pages : nullptr;
 
-	if (agg->grouped)
+	if (agg->sorting)
+	{
+		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
+
+		sort_pages_kernel<<<blocks, kThreads, 0, s.stream>>>(s.d_refs, npages, s.d_vis, staging,
+															 agg->task, agg->pages, agg->d_store,
+															 agg->sa, s.d_rows, s.d_err);
+	}
+	else if (agg->grouped)
 	{
 		int			steps = (npages + kGroupPages - 1) / kGroupPages;
 		int			blocks = steps < agg->group_blocks ? steps : agg->group_blocks;
@@ -903,6 +1181,185 @@ group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/*
+ * After the scan: the stable radix passes, least significant key first, over a
+ * permutation of the rows; then the first nsorted rows' tuples gathered in order
+ * from the page store into one buffer, and their offsets and references copied to
+ * the host (the tuples follow batch by batch, pg_gpu_sort_next).
+ */
+static pg_gpu_status
+sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	unsigned long long count = 0;
+	unsigned int nulls = 0;
+	uint32_t   *idx[2] = {nullptr, nullptr};
+	uint64_t   *kw[2] = {nullptr, nullptr};
+	uint64_t   *d_ref = nullptr;
+	uint64_t   *d_off = nullptr;
+	void	   *temp = nullptr;
+	size_t		temp_bytes = 0;
+	int			cur = 0;
+	int			blocks = agg->max_blocks;
+	pg_gpu_status st = PG_GPU_OK;
+
+	PG_GPU_TRY(err, cudaMemcpy(&count, agg->sa.count, sizeof(count), cudaMemcpyDeviceToHost));
+	PG_GPU_TRY(err, cudaMemcpy(&nulls, agg->sa.nulls, sizeof(nulls), cudaMemcpyDeviceToHost));
+	uint64_t	n = count;
+	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
+
+	agg->nsorted = m;
+	agg->next_row = 0;
+	agg->h_off.assign(m + 1, 0);
+	agg->h_ref.assign(m, 0);
+	if (n == 0)
+		return PG_GPU_OK;
+	if (n > 0xFFFFFFFFULL)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many rows for one GPU sort");
+
+	for (int i = 0; i < 2 && st == PG_GPU_OK; i++)
+		if ((st = device_alloc(n * sizeof(uint32_t), (void **) &idx[i], err)) == PG_GPU_OK)
+			st = device_alloc((n + 1) * sizeof(uint64_t), (void **) &kw[i], err);
+	if (st == PG_GPU_OK)
+		st = cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kw[0], kw[1], idx[0], idx[1],
+											 (int) n) == cudaSuccess ? PG_GPU_OK
+			: set_error(err, PG_GPU_CUDA_ERROR, "cub sizing");
+	if (st == PG_GPU_OK)
+		st = device_alloc(temp_bytes, &temp, err);
+	if (st == PG_GPU_OK)
+	{
+		iota_kernel<<<blocks, 256>>>(idx[0], n);
+		for (int k = t.nkeys - 1; k >= 0 && st == PG_GPU_OK; k--)
+		{
+			int			ty = t.keys[k].type;
+			int			npass = (sort_key_wide(ty) && ((nulls >> k) & 1)) ? 2 : 1;
+
+			for (int ps = 0; ps < npass; ps++)
+			{
+				const uint64_t *src = agg->sa.w[2 * k + ps];
+				int			bits = ps == 0 ? sort_value_bits(ty) : 1;
+
+				gather_words_kernel<<<blocks, 256>>>(src, idx[cur], kw[0], n);
+				if (cub::DeviceRadixSort::SortPairs(temp, temp_bytes, kw[0], kw[1], idx[cur],
+													idx[1 - cur], (int) n, 0, bits) != cudaSuccess)
+				{
+					st = from_cuda(err, cudaGetLastError(), "cub::DeviceRadixSort");
+					break;
+				}
+				cur = 1 - cur;
+			}
+		}
+	}
+	/* references and sizes of the first m rows, offsets by an exclusive scan */
+	if (st == PG_GPU_OK &&
+		(st = device_alloc(m * sizeof(uint64_t), (void **) &d_ref, err)) == PG_GPU_OK &&
+		(st = device_alloc((m + 1) * sizeof(uint64_t), (void **) &d_off, err)) == PG_GPU_OK)
+	{
+		uint64_t   *size = kw[0];	/* free again: m + 1 words */
+		size_t		scan_bytes = 0;
+
+		sorted_refs_kernel<<<blocks, 256>>>(agg->sa.ref, idx[cur], d_ref, size, m);
+		cudaMemsetAsync(size + m, 0, sizeof(uint64_t));
+		cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, size, d_off, (int) (m + 1));
+		if (scan_bytes > temp_bytes)
+		{
+			device_free(temp);
+			temp = nullptr;
+			temp_bytes = scan_bytes;
+			st = device_alloc(temp_bytes, &temp, err);
+		}
+		if (st == PG_GPU_OK &&
+			cub::DeviceScan::ExclusiveSum(temp, temp_bytes, size, d_off, (int) (m + 1)) != cudaSuccess)
+			st = from_cuda(err, cudaGetLastError(), "cub::DeviceScan");
+	}
+	if (st == PG_GPU_OK)
+	{
+		cudaError_t rc = cudaMemcpy(agg->h_off.data(), d_off, (m + 1) * sizeof(uint64_t),
+									cudaMemcpyDeviceToHost);
+
+		if (rc == cudaSuccess)
+			rc = cudaMemcpy(agg->h_ref.data(), d_ref, m * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+		if (rc != cudaSuccess)
+			st = from_cuda(err, rc, "cudaMemcpy sorted rows");
+	}
+	if (st == PG_GPU_OK &&
+		(st = device_alloc(agg->h_off[m] ? agg->h_off[m] : 8, (void **) &agg->d_out, err)) == PG_GPU_OK)
+	{
+		gather_tuples_kernel<<<blocks, 256>>>(agg->d_store, d_ref, d_off, m, agg->d_out);
+		cudaError_t rc = cudaDeviceSynchronize();
+
+		if (rc != cudaSuccess)
+			st = from_cuda(err, rc, "sort kernels");
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		device_free(idx[i]);
+		device_free(kw[i]);
+	}
+	device_free(temp);
+	device_free(d_ref);
+	device_free(d_off);
+	/* the page store and key words are not needed any more */
+	device_free(agg->d_store);
+	agg->d_store = nullptr;
+	for (int k = 0; k < 2 * PG_GPU_MAX_KEYS; k++)
+	{
+		device_free(agg->sa.w[k]);
+		agg->sa.w[k] = nullptr;
+	}
+	device_free(agg->sa.ref);
+	agg->sa.ref = nullptr;
+	res->nrows = (int64_t) n;
+	return st;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	pg_gpu_status st;
+
+	if (agg->host)
+		return host_agg_sort_next(agg->host, out, err);
+	memset(out, 0, sizeof(*out));
+	if (!agg->sorting || agg->next_row >= agg->nsorted)
+		return PG_GPU_OK;
+	if (!agg->h_batch)
+	{
+		agg->batch_bytes = agg->h_off[agg->nsorted] < kSortBatchBytes
+			? (agg->h_off[agg->nsorted] ? agg->h_off[agg->nsorted] : 8) : kSortBatchBytes;
+		if ((st = pinned_alloc(agg->batch_bytes, (void **) &agg->h_batch, err)) != PG_GPU_OK)
+			return st;
+	}
+	uint64_t	r0 = agg->next_row;
+	uint64_t	r1 = r0;
+	uint64_t	b0 = agg->h_off[r0];
+
+	/* as many rows as fit (tuples are under a page, the batch is larger) */
+	{
+		uint64_t	lo = r0 + 1,
+					hi = agg->nsorted;
+
+		while (lo < hi)
+		{
+			uint64_t	mid = lo + (hi - lo + 1) / 2;
+
+			if (agg->h_off[mid] - b0 <= agg->batch_bytes)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		r1 = lo;
+	}
+	PG_GPU_TRY(err, cudaMemcpy(agg->h_batch, agg->d_out + b0, agg->h_off[r1] - b0,
+							   cudaMemcpyDeviceToHost));
+	out->nrows = (int64_t) (r1 - r0);
+	out->data = agg->h_batch;
+	out->off = agg->h_off.data() + r0;
+	out->ref = agg->h_ref.data() + r0;
+	agg->next_row = r1;
+	return PG_GPU_OK;
+}
+
 extern "C" pg_gpu_status
 pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
@@ -919,7 +1376,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		state_init(res->cols[c], t.inputs[c].type);
 
 	PG_GPU_TRY(err, cudaDeviceSynchronize());
-	if (!agg->grouped &&
+	if (!agg->grouped && !agg->sorting &&
 		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
 		return st;
 	for (Slot &s : agg->slots)
@@ -927,7 +1384,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		unsigned long long rows = 0;
 		int			kerr = 0;
 
-		if ((!agg->grouped &&
+		if ((!agg->grouped && !agg->sorting &&
 			 cudaMemcpy(h_parts, s.d_partials, nparts * sizeof(pg_gpu_col_state),
 						cudaMemcpyDeviceToHost) != cudaSuccess) ||
 			cudaMemcpy(&rows, s.d_rows, sizeof(rows), cudaMemcpyDeviceToHost) != cudaSuccess ||
@@ -951,7 +1408,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 							 "the GPU met a heap page it cannot decode");
 		}
 		res->nrows += (int64_t) rows;
-		if (!agg->grouped)
+		if (!agg->grouped && !agg->sorting)
 			for (int b = 0; b < agg->max_blocks; b++)
 				for (int c = 0; c < nin; c++)
 					state_merge(res->cols[c], h_parts[(size_t) b * nin + c], t.inputs[c].type);
@@ -964,6 +1421,8 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		res->gpu_ms = ms;
 	(void) cudaGetLastError();
 	if (agg->grouped && (st = group_collect(agg, res, err)) != PG_GPU_OK)
+		return st;
+	if (agg->sorting && (st = sort_finish(agg, res, err)) != PG_GPU_OK)
 		return st;
 	res->bytes_h2d = agg->bytes;
 	res->chunks = agg->chunks;
@@ -1039,6 +1498,13 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		device_free(agg->blocks[i].d);
 		pinned_free(agg->blocks[i].h);
 	}
+	device_free(agg->d_store);
+	for (int k = 0; k < 2 * PG_GPU_MAX_KEYS; k++)
+		device_free(agg->sa.w[k]);
+	device_free(agg->sa.ref);
+	device_free(agg->sa.count);
+	device_free(agg->d_out);
+	pinned_free(agg->h_batch);
 	if (agg->first_start)
 		cudaEventDestroy(agg->first_start);
 	if (agg->last_done)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "agg_host.h"
 #include "group.cuh"
 #include "heap_deform.cuh"
+#include "sort.cuh"
 
 using namespace pg_gpu::cuda;
 
@@ -52,7 +54,132 @@ struct host_agg
 	std::vector<std::unique_ptr<uint8_t[]>> blocks;
 	uint64_t	arena_fill = 0;
 	uint64_t	arena_cap = 0;
+
+	/* ORDER BY: pages kept, rows' sort words, then the sorted tuples */
+	std::vector<uint8_t> store;
+	std::vector<uint64_t> words;	/* 2 * nkeys per row */
+	std::vector<uint64_t> rowref;
+	uint32_t	nulls = 0;
+	std::vector<char> out;
+	std::vector<uint64_t> off;
+	std::vector<uint64_t> sorted_ref;
+	uint64_t	next_row = 0;
 };
+
+/* small, so that the tests cross batch boundaries */
+static const uint64_t kHostSortBatch = 64 * 1024;
+
+/* One page of a sort task: keep it, and each passing tuple's words. */
+static int
+sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
+{
+	const pg_gpu_agg_task &t = h->task;
+	uint64_t	ord = h->store.size() / PG_GPU_BLCKSZ;
+	int			rows = 0;
+
+	h->store.insert(h->store.end(), page, page + PG_GPU_BLCKSZ);
+	for (int i = 0; i < nlp; i++)
+	{
+		uint32_t	w;
+		pval		keys[PG_GPU_MAX_KEYS];
+		uint64_t	wds[2 * PG_GPU_MAX_KEYS];
+		uint32_t	nl;
+
+		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
+		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+			continue;
+		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
+			continue;
+		uint32_t	off = PG_GPU_LP_OFF(w);
+		uint32_t	len = PG_GPU_LP_LEN(w);
+
+		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+			return TUP_BAD;
+		int			r = eval_tuple(page + off, len, t, nullptr, keys);
+
+		if (r < 0)
+			return r;
+		if (r == TUP_SKIP)
+			continue;
+		sort_encode(t, keys, wds, &nl);
+		h->words.insert(h->words.end(), wds, wds + 2 * t.nkeys);
+		h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
+		h->nulls |= nl;
+		rows++;
+	}
+	return rows;
+}
+
+/* The GPU's passes, with stable sorts: least significant key first. */
+static void
+sort_finish_host(host_agg *h)
+{
+	const pg_gpu_agg_task &t = h->task;
+	uint64_t	n = h->rowref.size();
+	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
+	std::vector<uint32_t> idx(n);
+	int			nw = 2 * t.nkeys;
+
+	for (uint64_t i = 0; i < n; i++)
+		idx[i] = (uint32_t) i;
+	for (int k = t.nkeys - 1; k >= 0; k--)
+	{
+		int			ty = t.keys[k].type;
+		int			npass = (sort_key_wide(ty) && ((h->nulls >> k) & 1)) ? 2 : 1;
+
+		for (int ps = 0; ps < npass; ps++)
+		{
+			int			wi = 2 * k + ps;
+
+			std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+				return h->words[(size_t) a * nw + wi] < h->words[(size_t) b * nw + wi];
+			});
+		}
+	}
+	h->off.assign(m + 1, 0);
+	h->sorted_ref.assign(m, 0);
+	for (uint64_t i = 0; i < m; i++)
+	{
+		uint64_t	r = h->rowref[idx[i]];
+
+		h->sorted_ref[i] = r;
+		h->off[i + 1] = h->off[i] + (((r & 0xFFFF) + 7) & ~7ULL);
+	}
+	h->out.assign(h->off[m], 0);
+	for (uint64_t i = 0; i < m; i++)
+	{
+		uint64_t	r = h->sorted_ref[i];
+		const uint8_t *pg = h->store.data() + (r >> 32) * PG_GPU_BLCKSZ;
+		uint32_t	lp = (uint32_t) (r >> 16) & 0xFFFF;
+		uint32_t	w;
+
+		memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
+		memcpy(h->out.data() + h->off[i], pg + PG_GPU_LP_OFF(w), r & 0xFFFF);
+	}
+	h->next_row = 0;
+	std::vector<uint8_t>().swap(h->store);
+	std::vector<uint64_t>().swap(h->words);
+}
+
+pg_gpu_status
+host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	uint64_t	m = h->sorted_ref.size();
+	uint64_t	r0 = h->next_row;
+	uint64_t	r1 = r0;
+
+	memset(out, 0, sizeof(*out));
+	if (r0 >= m)
+		return PG_GPU_OK;
+	while (r1 < m && (r1 == r0 || h->off[r1 + 1] - h->off[r0] <= kHostSortBatch))
+		r1++;
+	out->nrows = (int64_t) (r1 - r0);
+	out->data = h->out.data() + h->off[r0];
+	out->off = h->off.data() + r0;
+	out->ref = h->sorted_ref.data() + r0;
+	h->next_row = r1;
+	return PG_GPU_OK;
+}
 
 /* Room in the arena for one page's new text keys (agg_engine.cu's bound). */
 static void
@@ -218,7 +345,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	for (int c = 0; c < task->ninputs; c++)
 		state_init(h->acc[c], task->inputs[c].type);
 	make_group_layout(h->task, h->L);
-	if (task->nkeys > 0)
+	if (task->nkeys > 0 && !task->sort)
 	{
 		h->cap = 1024;
 		h->tab.assign(h->cap * h->L.words, 0);
@@ -252,7 +379,8 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			: (const uint8_t *) (uintptr_t) ref.addr;
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
-		int			r = h->task.nkeys > 0 ? group_page(h, page, ref.nlp, vis)
+		int			r = h->task.sort ? sort_page(h, page, ref.nlp, vis)
+			: h->task.nkeys > 0 ? group_page(h, page, ref.nlp, vis)
 			: accum_page_serial(page, ref.nlp, vis, h->task, h->acc);
 
 		if (r == TUP_EXPR_ERROR)
@@ -277,7 +405,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		}
 		h->rows += r;
 	}
-	if (h->task.nkeys > 0 && !flush_local(h))
+	if (h->task.nkeys > 0 && !h->task.sort && !flush_local(h))
 	{
 		err->status = PG_GPU_INVALID_TASK;
 		snprintf(err->message, sizeof(err->message), "the emulated hash table overflowed");
@@ -304,7 +432,12 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 	res->nrows = h->rows;
 	for (int c = 0; c < h->task.ninputs; c++)
 		res->cols[c] = h->acc[c];
-	if (h->task.nkeys > 0)
+	if (h->task.sort)
+	{
+		res->nrows = (int64_t) h->rowref.size();
+		sort_finish_host(h);
+	}
+	else if (h->task.nkeys > 0)
 	{
 		h->groups.clear();
 		h->groups.reserve(h->inserted * h->L.words);

@@ -19,6 +19,7 @@ pg_gpu_status host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gp
 pg_gpu_status host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err);
 void		host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask,
 						   int64_t *rows, pg_gpu_col_state *states);
+pg_gpu_status host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err);
 void		host_agg_end(host_agg *h);
 
 #endif							/* PG_GPU_AGG_HOST_H */

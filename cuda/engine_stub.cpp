@@ -99,6 +99,12 @@ pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 }
 
 extern "C" pg_gpu_status
+pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	return host_agg_sort_next(agg->host, out, err);
+}
+
+extern "C" pg_gpu_status
 pg_gpu_reduce(const void *, int64_t, int, pg_gpu_col_state *, double *, pg_gpu_error *err)
 {
 	return not_compiled(err);

@@ -215,6 +215,18 @@ typedef struct pg_gpu_agg_task
 	uint64_t	consts[PG_GPU_MAX_CONSTS];	/* int64 or double bits */
 	uint64_t	const_null;		/* bit i: constant i is NULL */
 	uint8_t		strpool[PG_GPU_MAX_STRPOOL];	/* bytes of text constants */
+	/*
+	 * GpuSort (sort = 1): keys[0 .. nkeys) are the sort keys, most significant
+	 * first, with their direction and NULL placement; no aggregate inputs.  The
+	 * engine keeps every submitted page (total_pages of them at most) and, after
+	 * finish, returns the passing tuples in order (pg_gpu_sort_next), the first
+	 * sort_limit of them when sort_limit > 0.
+	 */
+	int32_t		sort;
+	uint8_t		key_desc[PG_GPU_MAX_KEYS];
+	uint8_t		key_nulls_first[PG_GPU_MAX_KEYS];
+	int64_t		total_pages;
+	int64_t		sort_limit;
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
@@ -313,6 +325,22 @@ pg_gpu_status pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res,
  */
 void		pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys,
 							 uint32_t *nullmask, int64_t *rows, pg_gpu_col_state *states);
+
+/*
+ * Sort tasks, after finish: the next batch of sorted tuples (nrows 0: no more).
+ * Tuple i's bytes are at data + (off[i] - off[0]); ref[i] is its page ordinal (the
+ * order in which pages were submitted, from 0) << 32 | line pointer number << 16 |
+ * tuple length.  The batch stays valid until the next call.
+ */
+typedef struct pg_gpu_sort_batch
+{
+	int64_t		nrows;
+	const char *data;
+	const uint64_t *off;
+	const uint64_t *ref;
+} pg_gpu_sort_batch;
+
+pg_gpu_status pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err);
 
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
