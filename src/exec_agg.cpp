@@ -152,6 +152,14 @@ typedef struct GpuAggState
 	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
 	MemoryContext row_cxt;		/* an output row's partial states */
 
+	/* GpuSort: the same page streaming, then the sorted tuples */
+	bool		sort;
+	BlockNumber *page_blk;		/* block of each submitted page, in order */
+	int64		npage_blk;
+	pg_gpu_sort_batch batch;
+	int64		batch_pos;
+	HeapTupleData htup;			/* the tuple the scan slot points at */
+
 	/* execution */
 	bool		done;
 	bool		fallback;
@@ -190,6 +198,7 @@ lap(instr_time *acc, instr_time *since)
 }
 
 static Node *CreateGpuAggState(CustomScan *cscan);
+static Node *CreateGpuSortState(CustomScan *cscan);
 static void BeginGpuAgg(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuAgg(CustomScanState *node);
 static void EndGpuAgg(CustomScanState *node);
@@ -201,6 +210,11 @@ CustomScanMethods gpuagg_scan_methods = {
 	CreateGpuAggState
 };
 
+CustomScanMethods gpusort_scan_methods = {
+	"GpuSort",
+	CreateGpuSortState
+};
+
 static const CustomExecMethods gpuagg_exec_methods = {
 	"GpuAgg",
 	BeginGpuAgg,
@@ -210,6 +224,19 @@ static const CustomExecMethods gpuagg_exec_methods = {
 	NULL, NULL,					/* mark/restore */
 	NULL, NULL, NULL, NULL,		/* parallel */
 	NULL,						/* shutdown */
+	ExplainGpuAgg
+};
+
+/* No mark/restore, no backward scan: PostgreSQL adds a Material node if needed. */
+static const CustomExecMethods gpusort_exec_methods = {
+	"GpuSort",
+	BeginGpuAgg,
+	ExecGpuAgg,
+	EndGpuAgg,
+	ReScanGpuAgg,
+	NULL, NULL,
+	NULL, NULL, NULL, NULL,
+	NULL,
 	ExplainGpuAgg
 };
 
@@ -232,6 +259,21 @@ CreateGpuAggState(CustomScan *cscan)
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &gpuagg_exec_methods;
+	return (Node *) s;
+}
+
+/*
+ * GpuSort shares GpuAgg's state and page streaming; its scan tuples are the
+ * table's own, pointing into the engine's batch of sorted tuples.
+ */
+static Node *
+CreateGpuSortState(CustomScan *cscan)
+{
+	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &gpusort_exec_methods;
+	s->sort = true;
 	return (Node *) s;
 }
 
@@ -293,7 +335,7 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
 	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
-	s->nkeys = s->task.nkeys;
+	s->nkeys = s->sort ? 0 : s->task.nkeys;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
 		if (k >= s->nkeys)
@@ -314,6 +356,20 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 				fmgr_info(lfirst_oid(lc), &s->finalfn[i]);
 			i++;
 		}
+	}
+
+	/*
+	 * GpuSort's scan tuples are heap tuples in the engine's batches: a heap slot
+	 * (PostgreSQL 15 gives custom scans a virtual one), and the projection built
+	 * again for it.
+	 */
+	if (s->sort)
+	{
+		ExecInitScanTupleSlot(estate, &s->css.ss, RelationGetDescr(s->css.ss.ss_currentRelation),
+							  &TTSOpsHeapTuple);
+		ExecAssignScanProjectionInfoWithVarno(&s->css.ss, cscan->scan.scanrelid);
+		/* the fallback hands up its child's slots as they are: of another kind */
+		s->css.ss.ps.resultopsfixed = false;
 	}
 
 	/* the fallback: PostgreSQL's own partial aggregate */
@@ -545,6 +601,8 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 				return give_up(s, fallback_for(err.status), err.message);
 			for (int i = 0; i < view.npages; i++)
 			{
+				if (s->sort)
+					s->page_blk[s->npage_blk++] = BufferGetBlockNumber(view.buf[i]);
 				buf.refs[i].addr = page_addr(s, view.buf[i]);
 				buf.refs[i].nlp = view.nlp[i];
 				buf.refs[i].vis_idx = view.vis_idx[i];
@@ -631,6 +689,13 @@ run_on_gpu(GpuAggState *s)
 			(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
 			PgGpuRegisterSharedBuffers(false);
 	s->task.gather = s->registered ? 0 : 1;
+	if (s->sort)
+	{
+		s->task.total_pages = Max(nblocks, 1);
+		s->page_blk = (BlockNumber *) MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
+															 sizeof(BlockNumber) * Max(nblocks, 1));
+		s->npage_blk = 0;
+	}
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 
@@ -721,6 +786,8 @@ run_on_gpu(GpuAggState *s)
 				ref->addr = 0;
 				UnlockReleaseBuffer(b);
 			}
+			if (s->sort)
+				s->page_blk[s->npage_blk++] = blk;
 			npages++;
 		}
 		if (npages > 0 &&
@@ -741,8 +808,8 @@ finish:
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, fallback_for(err.status), err.message);
-	/* grouped: the engine holds the groups until they are emitted */
-	release_gpu(s, true, s->nkeys > 0);
+	/* grouped or sorted: the engine holds the rows until they are emitted */
+	release_gpu(s, true, s->nkeys > 0 || s->sort);
 	lap(&s->t_finish, &lapt);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
@@ -849,11 +916,57 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	return project(s, slot);
 }
 
+/* GpuSort: the next sorted tuple, projected. */
+static TupleTableSlot *
+next_sorted(GpuAggState *s)
+{
+	TupleTableSlot *scanslot = s->css.ss.ss_ScanTupleSlot;
+	Oid			relid = RelationGetRelid(s->css.ss.ss_currentRelation);
+
+	for (;;)
+	{
+		TupleTableSlot *out;
+		uint64		r;
+
+		if (s->batch_pos >= s->batch.nrows)
+		{
+			pg_gpu_error err;
+
+			CHECK_FOR_INTERRUPTS();
+			ExecClearTuple(scanslot);
+			if (pg_gpu_sort_next(s->agg, &s->batch, &err) != PG_GPU_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("GpuSort could not read its sorted rows: %s", err.message)));
+			s->batch_pos = 0;
+			if (s->batch.nrows == 0)
+			{
+				release_gpu(s, true);
+				return NULL;
+			}
+		}
+		r = s->batch.ref[s->batch_pos];
+		s->htup.t_len = (uint32) (r & 0xFFFF);
+		s->htup.t_data = (HeapTupleHeader) (s->batch.data +
+											(s->batch.off[s->batch_pos] - s->batch.off[0]));
+		ItemPointerSet(&s->htup.t_self, s->page_blk[r >> 32], (OffsetNumber) ((r >> 16) & 0xFFFF));
+		s->htup.t_tableOid = relid;
+		s->batch_pos++;
+		ExecStoreHeapTuple(&s->htup, scanslot, false);
+		if ((out = project(s, scanslot)) != NULL)
+			return out;
+	}
+}
+
 static TupleTableSlot *
 ExecGpuAggImpl(GpuAggState *s)
 {
 	TupleTableSlot *slot;
 
+	if (s->fallback && s->sort)
+		return ExecProcNode((PlanState *) linitial(s->css.custom_ps));	/* the query's rows */
+	if (s->gpu_ran && s->sort)
+		return next_sorted(s);
 	if (s->fallback)
 	{
 		for (;;)
@@ -893,22 +1006,30 @@ ExecGpuAggImpl(GpuAggState *s)
 		return NULL;
 	s->done = true;
 
+	PgGpuNode	node = s->sort ? PG_GPU_NODE_SORT : PG_GPU_NODE_AGG;
+
 	if (!run_on_gpu(s))
 	{
 		s->fallback = true;
-		PgGpuStatsFallback(PG_GPU_NODE_AGG, s->fb_reason);
+		PgGpuStatsFallback(node, s->fb_reason);
 		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
 			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED)
 			ereport(WARNING,
-					(errmsg("GpuAgg fell back to the CPU: %s",
+					(errmsg("%s fell back to the CPU: %s", s->sort ? "GpuSort" : "GpuAgg",
 							PgGpuFallbackName(s->fb_reason)),
 					 errdetail("%s", s->fb_msg)));
 		return ExecGpuAggImpl(s);
 	}
 	if (s->task.emulate)
-		PgGpuStatsEmulatedRun(PG_GPU_NODE_AGG);
+		PgGpuStatsEmulatedRun(node);
 	else
-		PgGpuStatsGpuRun(PG_GPU_NODE_AGG, s->res.bytes_h2d, s->res.gpu_ms);
+		PgGpuStatsGpuRun(node, s->res.bytes_h2d, s->res.gpu_ms);
+	if (s->sort)
+	{
+		s->batch.nrows = 0;
+		s->batch_pos = 0;
+		return next_sorted(s);
+	}
 
 	if (s->nkeys > 0)
 	{
@@ -946,6 +1067,8 @@ ReScanGpuAgg(CustomScanState *node)
 	s->fallback = false;
 	s->gpu_ran = false;
 	s->next_group = 0;
+	s->batch.nrows = 0;
+	s->batch_pos = 0;
 	ExecReScan((PlanState *) linitial(s->css.custom_ps));
 }
 
@@ -970,6 +1093,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
+		if (s->sort)
+			ExplainPropertyInteger("Rows Sorted", NULL, s->res.nrows, es);
 		if (s->nkeys > 0)
 		{
 			ExplainPropertyInteger("Groups", NULL, s->res.ngroups, es);
@@ -1001,4 +1126,5 @@ void
 PgGpuAggExecInit(void)
 {
 	RegisterCustomScanMethods(&gpuagg_scan_methods);
+	RegisterCustomScanMethods(&gpusort_scan_methods);
 }

@@ -32,6 +32,7 @@ typedef enum GpuAggPrivate
 } GpuAggPrivate;
 
 extern CustomScanMethods gpuagg_scan_methods;
+extern CustomScanMethods gpusort_scan_methods;
 
 /* Fill the task's attribute layout from the relation; false if not decodable. */
 extern bool PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);

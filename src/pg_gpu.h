@@ -11,6 +11,7 @@
 extern bool pg_gpu_enabled;
 extern bool pg_gpu_force;
 extern bool pg_gpu_enable_gpuagg;
+extern bool pg_gpu_enable_gpusort;
 extern bool pg_gpu_direct_groups;
 extern int	pg_gpu_min_rows;
 extern double pg_gpu_startup_cost;
@@ -35,6 +36,7 @@ typedef enum PgGpuNode
 {
 	PG_GPU_NODE_AGG = 0,
 	PG_GPU_NODE_FINAL,			/* the gpu_* aggregates' final reductions */
+	PG_GPU_NODE_SORT,
 	PG_GPU_NODE_COUNT
 } PgGpuNode;
 

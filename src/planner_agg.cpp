@@ -23,6 +23,7 @@ extern "C" {
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "commands/defrem.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -547,6 +548,179 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/* ---- GpuSort --------------------------------------------------------------- */
+
+static Plan *PlanGpuSortPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+							 List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpusort_path_methods = {
+	"GpuSort",
+	PlanGpuSortPath,
+	NULL
+};
+
+/*
+ * An ORDER BY item GpuSort can take: a column of the table, of a fixed-width type
+ * whose order the kernels encode, sorted by its type's default btree operator
+ * class (ASC or DESC, NULLS FIRST or LAST).
+ */
+static bool
+sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
+{
+	Expr	   *e = expr;
+	Oid			type = exprType((Node *) expr);
+	int			t = PgGpuValueType(type);
+	Oid			opfamily,
+				opcintype;
+	int16		strategy;
+	int			k = task->nkeys;
+
+	while (IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	if (!IsA(e, Var) || ((Var *) e)->varno != (int) comp->relid || k >= PG_GPU_MAX_KEYS)
+		return false;
+	if (t != PG_GPU_INT2 && t != PG_GPU_INT4 && t != PG_GPU_INT8 && t != PG_GPU_FLOAT4 &&
+		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP)
+		return false;
+	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
+		opfamily != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)) ||
+		opcintype != type)
+		return false;
+	if (!PgGpuCompileExpr(comp, expr, &task->keys[k]) || task->keys[k].type != t)
+		return false;
+	task->key_desc[k] = (strategy == BTGreaterStrategyNumber);
+	task->key_nulls_first[k] = sgc->nulls_first;
+	task->nkeys++;
+	return true;
+}
+
+/*
+ * ORDER BY over one table: GpuSort scans it like GpuAgg (WHERE on the GPU), sorts
+ * on the GPU and emits the table's tuples in order; PostgreSQL's own Sort over the
+ * cheapest scan is kept as the fallback child.
+ */
+static void
+GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	List	   *quals;
+	PathTarget *target;
+	ListCell   *lc;
+
+	if (!pg_gpu_enabled || !pg_gpu_enable_gpusort || output_rel->pathlist == NIL)
+		return;
+	/* the query's output: create_ordered_paths gives it to its sorted paths only */
+	target = ((Path *) linitial(output_rel->pathlist))->pathtarget;
+	if (!pg_gpu_force && !PgGpuDeviceLikely())
+		return;
+	if (parse->hasAggs || parse->groupClause || parse->groupingSets || parse->hasWindowFuncs ||
+		parse->hasTargetSRFs || parse->distinctClause || parse->rowMarks ||
+		parse->sortClause == NIL || root->sort_pathkeys == NIL || !PgGpuLayoutOk())
+		return;
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
+		return;
+	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
+		return;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return;
+
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&comp, task, input_rel->relid);
+	quals = ordered_quals(root, input_rel->baserestrictinfo);
+	if (!PgGpuCompileQuals(&comp, quals, &task->filter))
+		return;
+	foreach(lc, parse->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+		if (!sort_key(&comp, task, sgc, (Expr *) get_sortgroupclause_expr(sgc, parse->targetList)))
+			return;
+	}
+	if (!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task))
+		return;
+	task->sort = 1;
+	/* top-N: only the first limit_tuples rows come back (WITH TIES needs the rest) */
+	task->sort_limit = root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
+		parse->limitOption != LIMIT_OPTION_WITH_TIES ? (int64) root->limit_tuples : 0;
+
+	/* the fallback: PostgreSQL's sort of the cheapest scan, with the query's output */
+	Path	   *cpu = (Path *) create_sort_path(root, output_rel, input_rel->cheapest_total_path,
+												root->sort_pathkeys, root->limit_tuples);
+
+	if (!equal(cpu->pathtarget->exprs, target->exprs))
+		cpu = (Path *) create_projection_path(root, output_rel, cpu, target);
+
+	CustomPath *cpath = makeNode(CustomPath);
+	double		rows = input_rel->rows;
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = target;
+	cpath->path.rows = rows;
+	cpath->path.pathkeys = root->sort_pathkeys;
+	{
+		double		startup = pg_gpu_startup_cost +
+			(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
+		bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
+			input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
+		double		run = input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
+			input_rel->tuples * 2 * pg_gpu_tuple_cost;
+
+		/* every row comes back to the executor */
+		cpath->path.startup_cost = startup + run;
+		cpath->path.total_cost = startup + run + rows * cpu_tuple_cost;
+	}
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(cpu);
+	cpath->custom_private = list_make5(NIL, NIL, NIL, task_const(task),
+									   filter_text(quals, rte->relid, input_rel->relid));
+	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
+	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) input_rel->relid));
+	cpath->methods = &gpusort_path_methods;
+	if (pg_gpu_force)
+	{
+		output_rel->pathlist = NIL;
+		output_rel->partial_pathlist = NIL;
+	}
+	add_path(output_rel, &cpath->path);
+}
+
+static Plan *
+PlanGpuSortPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = best_path->custom_private;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = (Index) intVal(llast(priv));
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
+	cscan->custom_scan_tlist = NIL;		/* the table's own tuples */
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpusort_scan_methods;
+	return &cscan->scan.plan;
+}
+
+static Plan *
+PlanGpuSortPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	Plan	   *plan = NULL;
+
+	PG_GPU_GUARD(plan = PlanGpuSortPathImpl(root, rel, best_path, tlist, custom_plans));
+	return plan;
+}
+
 static Plan *
 PlanGpuAggPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   List *tlist, List *clauses, List *custom_plans)
@@ -563,6 +737,11 @@ GpuAggUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 {
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_ORDERED)
+	{
+		PG_GPU_GUARD(GpuSortOrderedPathsImpl(root, input_rel, output_rel));
+		return;
+	}
 	if (stage != UPPERREL_GROUP_AGG)
 		return;
 	PG_GPU_GUARD(GpuAggUpperPathsImpl(root, input_rel, output_rel,
