@@ -16,5 +16,6 @@ bad=$(psql -X -At -d postgres -c "SELECT coalesce(sum(count), 0) FROM pg_gpu_fal
   WHERE reason NOT IN ('injected failure', 'out of gpu memory', 'serializable isolation',
                      'expression error', 'toasted value')")
 finals=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'gpu_aggregates'")
-echo "gpucheck: GpuAgg ran on the GPU $runs times, gpu_* final reductions $finals times; unexpected fallbacks: $bad"
-[ "$runs" -ge 50 ] && [ "$finals" -ge 100 ] && [ "$bad" -eq 0 ]
+sorts=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuSort'")
+echo "gpucheck: GpuAgg ran on the GPU $runs times, GpuSort $sorts times, gpu_* final reductions $finals times; unexpected fallbacks: $bad"
+[ "$runs" -ge 50 ] && [ "$sorts" -ge 30 ] && [ "$finals" -ge 100 ] && [ "$bad" -eq 0 ]
