@@ -82,6 +82,35 @@ init_partials_kernel(pg_gpu_col_state *partials, int n, unsigned long long *rows
 	}
 }
 
+/*
+ * A block of kThreads pulls one 8 kB page into shared memory with coalesced 16-byte
+ * loads (and, for a sort, into the page store too).  The caller syncs.
+ */
+__device__ __forceinline__ void
+load_page(const uint4 *src, uint4 *page, uint4 *store, int tid)
+{
+	uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
+
+#pragma unroll
+	for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+		v[k] = src[tid + k * kThreads];
+#pragma unroll
+	for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+	{
+		page[tid + k * kThreads] = v[k];
+		if (store)
+			store[tid + k * kThreads] = v[k];
+	}
+}
+
+/* Where page p of a chunk is: the staging copy, or in place. */
+__device__ __forceinline__ const uint4 *
+page_src(const char *staging, const pg_gpu_page_ref &ref, int p)
+{
+	return staging ? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
+		: (const uint4 *) (uintptr_t) ref.addr;
+}
+
 __global__ void __launch_bounds__(kThreads)
 agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				 const char *staging, const __grid_constant__ pg_gpu_agg_task task,
@@ -99,17 +128,8 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	for (int p = blockIdx.x; p < npages; p += gridDim.x)
 	{
 		pg_gpu_page_ref ref = refs[p];
-		const uint4 *src = staging
-			? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
-			: (const uint4 *) (uintptr_t) ref.addr;
-		uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
 
-#pragma unroll
-		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-			v[k] = src[tid + k * kThreads];
-#pragma unroll
-		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-			page[tid + k * kThreads] = v[k];
+		load_page(page_src(staging, ref, p), page, nullptr, tid);
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;
@@ -215,19 +235,7 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		uint4	   *page = pages + sub * (PG_GPU_BLCKSZ / 16);
 
 		if (p < npages)
-		{
-			const uint4 *src = staging
-				? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
-				: (const uint4 *) (uintptr_t) refs[p].addr;
-			uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
-
-#pragma unroll
-			for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-				v[k] = src[lt + k * kThreads];
-#pragma unroll
-			for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-				page[lt + k * kThreads] = v[k];
-		}
+			load_page(page_src(staging, refs[p], p), page, nullptr, lt);
 		__syncthreads();
 		if (p < npages)
 		{
@@ -380,21 +388,9 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	for (int p = blockIdx.x; p < npages; p += gridDim.x)
 	{
 		pg_gpu_page_ref ref = refs[p];
-		const uint4 *src = staging
-			? (const uint4 *) (staging + (size_t) p * PG_GPU_BLCKSZ)
-			: (const uint4 *) (uintptr_t) ref.addr;
-		uint4	   *dst = store + (size_t) (page_base + p) * (PG_GPU_BLCKSZ / 16);
-		uint4		v[PG_GPU_BLCKSZ / 16 / kThreads];
 
-#pragma unroll
-		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-			v[k] = src[tid + k * kThreads];
-#pragma unroll
-		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
-		{
-			page[tid + k * kThreads] = v[k];
-			dst[tid + k * kThreads] = v[k];
-		}
+		load_page(page_src(staging, ref, p), page,
+				  store + (size_t) (page_base + p) * (PG_GPU_BLCKSZ / 16), tid);
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;

@@ -75,39 +75,22 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 {
 	const pg_gpu_agg_task &t = h->task;
 	uint64_t	ord = h->store.size() / PG_GPU_BLCKSZ;
-	int			rows = 0;
 
 	h->store.insert(h->store.end(), page, page + PG_GPU_BLCKSZ);
-	for (int i = 0; i < nlp; i++)
-	{
-		uint32_t	w;
+	return for_each_tuple(page, nlp, vis, [&](int i, const uint8_t *tup, uint32_t len) {
 		pval		keys[PG_GPU_MAX_KEYS];
 		uint64_t	wds[2 * PG_GPU_MAX_KEYS];
 		uint32_t	nl;
+		int			r = eval_tuple(tup, len, t, nullptr, keys);
 
-		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
-		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
-			continue;
-		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
-			continue;
-		uint32_t	off = PG_GPU_LP_OFF(w);
-		uint32_t	len = PG_GPU_LP_LEN(w);
-
-		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-			return TUP_BAD;
-		int			r = eval_tuple(page + off, len, t, nullptr, keys);
-
-		if (r < 0)
-			return r;
-		if (r == TUP_SKIP)
-			continue;
+		if (r != TUP_OK)
+			return r < 0 ? r : 0;
 		sort_encode(t, keys, wds, &nl);
 		h->words.insert(h->words.end(), wds, wds + 2 * t.nkeys);
 		h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
 		h->nulls |= nl;
-		rows++;
-	}
-	return rows;
+		return 1;
+	});
 }
 
 /* The GPU's passes, with stable sorts: least significant key first. */
@@ -268,7 +251,6 @@ static int
 group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 {
 	const pg_gpu_agg_task &t = h->task;
-	int			rows = 0;
 
 	host_grow(h, (uint64_t) nlp + kLocalCap);
 	host_arena_reserve(h, nlp);
@@ -276,29 +258,14 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	str_arena	ar = host_arena(h);
 	str_arena	lar = {h->local_str.data(), &h->local_str_fill, kLocalStr};
 
-	for (int i = 0; i < nlp; i++)
-	{
-		uint32_t	w;
-
-		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
-		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
-			continue;
-		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
-			continue;
-		uint32_t	off = PG_GPU_LP_OFF(w);
-		uint32_t	len = PG_GPU_LP_LEN(w);
+	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
 		pval		in[PG_GPU_MAX_AGG_COLS];
 		pval		keys[PG_GPU_MAX_KEYS];
 		group_key	gk;
+		int			r = eval_tuple(tup, len, t, in, keys);
 
-		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-			return TUP_BAD;
-		int			r = eval_tuple(page + off, len, t, in, keys);
-
-		if (r < 0)
-			return r;
-		if (r == TUP_SKIP)
-			continue;
+		if (r != TUP_OK)
+			return r < 0 ? r : 0;
 		row_key(t, keys, gk);
 		uint64_t	hash = key_hash(gk.w, t.nkeys);
 		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, gk,
@@ -313,13 +280,12 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, gk, hash,
 										 nullptr, 0, &h->inserted, &ar);
 			if (ix < 0)
-				return TUP_BAD;
+				return (int) TUP_BAD;
 			e = &h->tab[ix * h->L.words];
 		}
 		group_accum<HostAtomics>(e, t, h->L, in);
-		rows++;
-	}
-	return rows;
+		return 1;
+	});
 }
 
 host_agg *

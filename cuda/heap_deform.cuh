@@ -210,14 +210,14 @@ accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 }
 
 /*
- * Fold every visible tuple of one page image.  vis is null for an all-visible page.
- * Returns the number of tuples that passed the filter, or a negative TUP_* code.  Used
- * by the CPU reference in the unit tests; the kernel spreads the same loop over a
- * thread block.
+ * Call fn(lp_index, tuple, len) for every normal, visible line pointer of a page
+ * image, in order (vis is null for an all-visible page).  fn returns a row count or
+ * a negative TUP_* code, which stops the walk and is returned; else the sum.  The
+ * host's page loops; the kernels spread the same walk over a thread block.
  */
+template <typename Fn>
 PG_GPU_HD int
-accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
-				  const pg_gpu_agg_task &task, pg_gpu_col_state *st)
+for_each_tuple(const uint8_t *page, int nlp, const uint32_t *vis, Fn &&fn)
 {
 	int			rows = 0;
 
@@ -234,14 +234,24 @@ accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
 		uint32_t	len = PG_GPU_LP_LEN(w);
 
 		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-			return -1;
-		int			r = accum_tuple(page + off, len, task, st);
+			return TUP_BAD;
+		int			r = fn(i, page + off, len);
 
 		if (r < 0)
 			return r;
 		rows += r;
 	}
 	return rows;
+}
+
+/* Fold every visible tuple of one page image (the unit tests' CPU reference). */
+PG_GPU_HD int
+accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
+				  const pg_gpu_agg_task &task, pg_gpu_col_state *st)
+{
+	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
+		return accum_tuple(tup, len, task, st);
+	});
 }
 
 }							/* namespace cuda */

@@ -284,6 +284,28 @@ add_upper_expr(GpuAggBuild *b, Node *expr)
 	return true;
 }
 
+/*
+ * The input of a GpuAgg or GpuSort: one plain table (no inheritance, no sampling),
+ * big enough to be worth starting GPU work for; its range-table entry, or NULL.
+ */
+static RangeTblEntry *
+plain_table(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	RangeTblEntry *rte;
+
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
+		return NULL;
+	/* a scan cheaper than starting GPU work: don't even build the paths */
+	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
+		return NULL;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	return rte;
+}
+
 static Const *
 task_const(const pg_gpu_agg_task *task)
 {
@@ -334,16 +356,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		parse->hasTargetSRFs || !PgGpuLayoutOk())
 		return;
 
-	/* one plain table */
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
-		return;
-	/* a scan cheaper than starting GPU work: don't even build the paths */
-	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
-		return;
-	rte = planner_rt_fetch(input_rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if ((rte = plain_table(root, input_rel)) == NULL)
 		return;
 
 	memset(&b, 0, sizeof(b));
@@ -529,9 +542,22 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	List	   *scan_tlist = (List *) list_nth(priv, GPUAGG_PATH_SCAN_TLIST);
+	bool		sort = strcmp(best_path->methods->CustomName, "GpuSort") == 0;
 
 	cscan->scan.plan.targetlist = tlist;
+	if (sort)
+	{
+		/* the table's own tuples, in order */
+		cscan->scan.scanrelid = (Index) intVal(llast(priv));
+		cscan->flags = best_path->flags;
+		cscan->custom_plans = custom_plans;
+		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
+		cscan->methods = &gpusort_scan_methods;
+		return &cscan->scan.plan;
+	}
+
+	List	   *scan_tlist = (List *) list_nth(priv, GPUAGG_PATH_SCAN_TLIST);
+
 	/* direct mode: HAVING, over finished groups */
 	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, GPUAGG_PATH_HAVING));
 	if (cscan->scan.plan.qual && !IsA(cscan->scan.plan.qual, List))
@@ -550,12 +576,9 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 /* ---- GpuSort --------------------------------------------------------------- */
 
-static Plan *PlanGpuSortPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-							 List *tlist, List *clauses, List *custom_plans);
-
 static const CustomPathMethods gpusort_path_methods = {
 	"GpuSort",
-	PlanGpuSortPath,
+	PlanGpuAggPath,				/* one plan builder for both nodes */
 	NULL
 };
 
@@ -620,14 +643,7 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 		parse->hasTargetSRFs || parse->distinctClause || parse->rowMarks ||
 		parse->sortClause == NIL || root->sort_pathkeys == NIL || !PgGpuLayoutOk())
 		return;
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
-		return;
-	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
-		return;
-	rte = planner_rt_fetch(input_rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if ((rte = plain_table(root, input_rel)) == NULL)
 		return;
 
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
@@ -689,36 +705,6 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 		output_rel->partial_pathlist = NIL;
 	}
 	add_path(output_rel, &cpath->path);
-}
-
-static Plan *
-PlanGpuSortPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					List *tlist, List *custom_plans)
-{
-	CustomScan *cscan = makeNode(CustomScan);
-	List	   *priv = best_path->custom_private;
-
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = (Index) intVal(llast(priv));
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
-	cscan->custom_scan_tlist = NIL;		/* the table's own tuples */
-	cscan->custom_relids = NULL;
-	cscan->methods = &gpusort_scan_methods;
-	return &cscan->scan.plan;
-}
-
-static Plan *
-PlanGpuSortPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-				List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuSortPathImpl(root, rel, best_path, tlist, custom_plans));
-	return plan;
 }
 
 static Plan *
