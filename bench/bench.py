@@ -55,7 +55,7 @@ def psql(sql, db="postgres", capture=True):
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
-             "Finish Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Page Access", "Workers Launched")
+             "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Page Access", "Workers Launched")
 
 
 def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,

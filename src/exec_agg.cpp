@@ -184,6 +184,7 @@ typedef struct GpuAggState
 	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
 	instr_time	t_wait;			/* CPU waiting for chunk slots */
 	instr_time	t_finish;		/* final synchronisation and merge */
+	instr_time	t_fetch;		/* GpuSort: copying sorted batches back */
 } GpuAggState;
 
 /* Accumulate the time since *since into *acc and restart *since. */
@@ -666,6 +667,7 @@ run_on_gpu(GpuAggState *s)
 	INSTR_TIME_SET_ZERO(s->t_pages);
 	INSTR_TIME_SET_ZERO(s->t_wait);
 	INSTR_TIME_SET_ZERO(s->t_finish);
+	INSTR_TIME_SET_ZERO(s->t_fetch);
 	if (IsolationIsSerializable())
 		return give_up(s, PG_GPU_FB_SERIALIZABLE,
 					   "serializable transactions need per-tuple predicate locks");
@@ -932,12 +934,16 @@ next_sorted(GpuAggState *s)
 		{
 			pg_gpu_error err;
 
+			instr_time	t;
+
 			CHECK_FOR_INTERRUPTS();
 			ExecClearTuple(scanslot);
+			INSTR_TIME_SET_CURRENT(t);
 			if (pg_gpu_sort_next(s->agg, &s->batch, &err) != PG_GPU_OK)
 				ereport(ERROR,
 						(errcode(ERRCODE_SYSTEM_ERROR),
 						 errmsg("GpuSort could not read its sorted rows: %s", err.message)));
+			lap(&s->t_fetch, &t);
 			s->batch_pos = 0;
 			if (s->batch.nrows == 0)
 			{
@@ -1105,7 +1111,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Pin Workers", NULL, s->pin_workers, es);
 		else if (s->pin_tried)
 			ExplainPropertyText("Pin Workers", "none could be launched", es);
-		if (es->timing)
+		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
 			ExplainPropertyFloat("GpuAgg Wall Time", "ms", s->wall_ms, 3, es);
@@ -1113,6 +1119,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_pages), 3, es);
 			ExplainPropertyFloat("CPU Wait Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_wait), 3, es);
 			ExplainPropertyFloat("Finish Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_finish), 3, es);
+			if (s->sort)
+				ExplainPropertyFloat("Batch Copy Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_fetch), 3, es);
 		}
 	}
 	else if (s->fallback)
