@@ -585,6 +585,7 @@ struct pg_gpu_agg
 
 	/* ORDER BY */
 	bool		sorting = false;
+	bool		plain = false;	/* neither grouped nor sorting: per-block partials */
 	sort_arrays sa = {};
 	uint64_t	sort_bound = 0;	/* rows once queued work is done, at most */
 	uint4	   *d_store = nullptr;	/* every submitted page */
@@ -772,7 +773,7 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 			(st = pinned_alloc(vis_bytes, (void **) &s.h_vis, err)) != PG_GPU_OK ||
 			(st = device_alloc(refs_bytes, (void **) &s.d_refs, err)) != PG_GPU_OK ||
 			(st = device_alloc(vis_bytes, (void **) &s.d_vis, err)) != PG_GPU_OK ||
-			(!agg->grouped &&
+			(agg->plain &&
 			 (st = device_alloc(part_bytes, (void **) &s.d_partials, err)) != PG_GPU_OK) ||
 			(st = device_alloc(sizeof(unsigned long long) + sizeof(int),
 							   (void **) &s.d_rows, err)) != PG_GPU_OK)
@@ -786,7 +787,7 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 				(st = device_alloc(page_bytes, (void **) &s.d_pages, err)) != PG_GPU_OK)
 				return st;
 		}
-		int			n = agg->grouped ? 0 : agg->max_blocks * nin;
+		int			n = agg->plain ? agg->max_blocks * nin : 0;
 
 		init_partials_kernel<<<(n + 255) / 256 + 1, 256, 0, s.stream>>>(s.d_partials, n,
 																		s.d_rows, s.d_err);
@@ -866,6 +867,7 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	agg->task = *task;
 	agg->sorting = task->sort != 0;
 	agg->grouped = task->nkeys > 0 && !agg->sorting;
+	agg->plain = !agg->grouped && !agg->sorting;
 	make_group_layout(agg->task, agg->layout);
 	if (task->emulate)
 	{
@@ -918,12 +920,7 @@ pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_erro
 	return PG_GPU_OK;
 }
 
-/*
- * Before queueing a chunk of up to `tuples` rows: make sure the global table can
- * take that many new groups at a load of at most one half.  The bound counts every
- * queued row as a possible new group; only when it would pass the limit do we wait
- * for the GPU, read the real group count, and enlarge the table if needed.
- */
+/* Wait for every queued chunk. */
 static pg_gpu_status
 sync_slots(pg_gpu_agg *agg, pg_gpu_error *err)
 {
@@ -983,6 +980,12 @@ arena_reserve(pg_gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/*
+ * Before queueing a chunk of up to `tuples` rows: make sure the global table can
+ * take that many new groups at a load of at most one half.  The bound counts every
+ * queued row as a possible new group; only when it would pass the limit do we wait
+ * for the GPU, read the real group count, and enlarge the table if needed.
+ */
 static pg_gpu_status
 group_reserve(pg_gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 {
@@ -1032,26 +1035,19 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 	if (npages > agg->capacity || nvis > npages || s.busy)
 		return set_error(err, PG_GPU_INVALID_TASK, "bad chunk submission");
 
-	if (agg->grouped)
-	{
-		uint64_t	tuples = 0;
-		pg_gpu_status st;
+	uint64_t	tuples = 0;		/* line pointers: a bound of the chunk's rows */
+	pg_gpu_status st;
 
-		for (int p = 0; p < npages; p++)
-			tuples += s.h_refs[p].nlp;
-		if ((st = group_reserve(agg, tuples, err)) != PG_GPU_OK ||
-			(st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
-			return st;
-	}
+	for (int p = 0; !agg->plain && p < npages; p++)
+		tuples += s.h_refs[p].nlp;
+	if (agg->grouped &&
+		((st = group_reserve(agg, tuples, err)) != PG_GPU_OK ||
+		 (st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK))
+		return st;
 	if (agg->sorting)
 	{
-		uint64_t	tuples = 0;
-		pg_gpu_status st;
-
 		if (agg->pages + npages > agg->store_pages)
 			return set_error(err, PG_GPU_INVALID_TASK, "more pages than the sort expected");
-		for (int p = 0; p < npages; p++)
-			tuples += s.h_refs[p].nlp;
 		if (agg->sort_bound + tuples > agg->sa.cap)
 		{
 			unsigned long long n = 0;
@@ -1236,6 +1232,8 @@ sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		st = device_alloc(temp_bytes, &temp, err);
 	if (st == PG_GPU_OK)
 	{
+		bool		first = true;
+
 		iota_kernel<<<blocks, 256>>>(idx[0], n);
 		for (int k = t.nkeys - 1; k >= 0 && st == PG_GPU_OK; k--)
 		{
@@ -1247,14 +1245,18 @@ sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 				const uint64_t *src = agg->sa.w[2 * k + ps];
 				int			bits = ps == 0 ? sort_value_bits(ty) : 1;
 
-				gather_words_kernel<<<blocks, 256>>>(src, idx[cur], kw[0], n);
-				if (cub::DeviceRadixSort::SortPairs(temp, temp_bytes, kw[0], kw[1], idx[cur],
-													idx[1 - cur], (int) n, 0, bits) != cudaSuccess)
+				/* the first pass's permutation is the identity: no gather */
+				if (!first)
+					gather_words_kernel<<<blocks, 256>>>(src, idx[cur], kw[0], n);
+				if (cub::DeviceRadixSort::SortPairs(temp, temp_bytes, first ? src : kw[0], kw[1],
+													idx[cur], idx[1 - cur], (int) n, 0,
+													bits) != cudaSuccess)
 				{
 					st = from_cuda(err, cudaGetLastError(), "cub::DeviceRadixSort");
 					break;
 				}
 				cur = 1 - cur;
+				first = false;
 			}
 		}
 	}
@@ -1384,7 +1386,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		state_init(res->cols[c], t.inputs[c].type);
 
 	PG_GPU_TRY(err, cudaDeviceSynchronize());
-	if (!agg->grouped && !agg->sorting &&
+	if (agg->plain &&
 		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
 		return st;
 	for (Slot &s : agg->slots)
@@ -1392,7 +1394,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		unsigned long long rows = 0;
 		int			kerr = 0;
 
-		if ((!agg->grouped && !agg->sorting &&
+		if ((agg->plain &&
 			 cudaMemcpy(h_parts, s.d_partials, nparts * sizeof(pg_gpu_col_state),
 						cudaMemcpyDeviceToHost) != cudaSuccess) ||
 			cudaMemcpy(&rows, s.d_rows, sizeof(rows), cudaMemcpyDeviceToHost) != cudaSuccess ||
@@ -1416,7 +1418,7 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 							 "the GPU met a heap page it cannot decode");
 		}
 		res->nrows += (int64_t) rows;
-		if (!agg->grouped && !agg->sorting)
+		if (agg->plain)
 			for (int b = 0; b < agg->max_blocks; b++)
 				for (int c = 0; c < nin; c++)
 					state_merge(res->cols[c], h_parts[(size_t) b * nin + c], t.inputs[c].type);

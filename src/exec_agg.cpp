@@ -933,9 +933,10 @@ next_sorted(GpuAggState *s)
 		if (s->batch_pos >= s->batch.nrows)
 		{
 			pg_gpu_error err;
-
 			instr_time	t;
 
+			if (s->agg == NULL)
+				return NULL;	/* every row was handed out, the engine is gone */
 			CHECK_FOR_INTERRUPTS();
 			ExecClearTuple(scanslot);
 			INSTR_TIME_SET_CURRENT(t);

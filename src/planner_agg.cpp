@@ -140,6 +140,16 @@ needs_of(PgGpuAggState st)
 	}
 }
 
+/* The column of the scanned table that expr is (under binary-compatible casts). */
+static bool
+is_table_column(Expr *expr, Index relid)
+{
+	while (IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	return IsA(expr, Var) && ((Var *) expr)->varno == (int) relid &&
+		((Var *) expr)->varlevelsup == 0 && ((Var *) expr)->varattno > 0;
+}
+
 /*
  * A text GROUP BY key the hash table can take: a column of the table, grouped by
  * the type's own equality under a deterministic collation, i.e. equal exactly
@@ -149,14 +159,9 @@ needs_of(PgGpuAggState st)
 static bool
 text_key_ok(SortGroupClause *sgc, Expr *expr, Index relid)
 {
-	Expr	   *e = expr;
 	Oid			fn = get_opcode(sgc->eqop);
 
-	while (IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	if (!IsA(e, Var) || ((Var *) e)->varno != (int) relid)
-		return false;
-	return (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
+	return is_table_column(expr, relid) && (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
 		PgGpuCollationIsDeterministic(exprCollation((Node *) expr));
 }
 
@@ -304,6 +309,34 @@ plain_table(PlannerInfo *root, RelOptInfo *input_rel)
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
 		return NULL;
 	return rte;
+}
+
+/*
+ * Cost of streaming the table through the GPU: start-up (CUDA, once per backend),
+ * pages read in place or copied, and tuple_factor units of per-tuple GPU work.
+ */
+static double
+gpu_scan_cost(RelOptInfo *input_rel, double tuple_factor)
+{
+	double		startup = pg_gpu_startup_cost +
+		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
+	bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
+		input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
+
+	return startup + input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
+		input_rel->tuples * tuple_factor * pg_gpu_tuple_cost;
+}
+
+/* Offer a GPU path; pg_gpu.force makes it the only one. */
+static void
+add_gpu_path(RelOptInfo *output_rel, Path *path)
+{
+	if (pg_gpu_force)
+	{
+		output_rel->pathlist = NIL;
+		output_rel->partial_pathlist = NIL;
+	}
+	add_path(output_rel, path);
 }
 
 static Const *
@@ -486,20 +519,10 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = ngroups;
 	cpath->path.pathkeys = NIL;
-	{
-		double		startup = pg_gpu_startup_cost +
-			(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
-		bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
-			input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
-		double		run = input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
-			input_rel->tuples * pg_gpu_tuple_cost;
-
-		/* every group is handed to the Finalize Aggregate as one tuple */
-		if (grouped)
-			run += ngroups * cpu_tuple_cost;
-		cpath->path.startup_cost = startup + run;
-		cpath->path.total_cost = startup + run;
-	}
+	/* every group is handed to the Finalize Aggregate as one tuple */
+	cpath->path.startup_cost = gpu_scan_cost(input_rel, 1.0) +
+		(grouped ? ngroups * cpu_tuple_cost : 0.0);
+	cpath->path.total_cost = cpath->path.startup_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
 	cpath->custom_private = list_make5(b.out_state, b.out_coltype, b.out_col,
@@ -528,12 +551,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 								 (List *) extra->havingQual,
 								 &final_costs, ngroups);
 
-	if (pg_gpu_force)
-	{
-		output_rel->pathlist = NIL;
-		output_rel->partial_pathlist = NIL;
-	}
-	add_path(output_rel, top);
+	add_gpu_path(output_rel, top);
 }
 
 static Plan *
@@ -590,7 +608,6 @@ static const CustomPathMethods gpusort_path_methods = {
 static bool
 sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
 {
-	Expr	   *e = expr;
 	Oid			type = exprType((Node *) expr);
 	int			t = PgGpuValueType(type);
 	Oid			opfamily,
@@ -598,9 +615,7 @@ sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr 
 	int16		strategy;
 	int			k = task->nkeys;
 
-	while (IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	if (!IsA(e, Var) || ((Var *) e)->varno != (int) comp->relid || k >= PG_GPU_MAX_KEYS)
+	if (!is_table_column(expr, comp->relid) || k >= PG_GPU_MAX_KEYS)
 		return false;
 	if (t != PG_GPU_INT2 && t != PG_GPU_INT4 && t != PG_GPU_INT8 && t != PG_GPU_FLOAT4 &&
 		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP)
@@ -680,18 +695,9 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	cpath->path.pathtarget = target;
 	cpath->path.rows = rows;
 	cpath->path.pathkeys = root->sort_pathkeys;
-	{
-		double		startup = pg_gpu_startup_cost +
-			(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
-		bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
-			input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
-		double		run = input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
-			input_rel->tuples * 2 * pg_gpu_tuple_cost;
-
-		/* every row comes back to the executor */
-		cpath->path.startup_cost = startup + run;
-		cpath->path.total_cost = startup + run + rows * cpu_tuple_cost;
-	}
+	/* extraction and sort of every row; then every row comes back to the executor */
+	cpath->path.startup_cost = gpu_scan_cost(input_rel, 2.0);
+	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu);
 	cpath->custom_private = list_make5(NIL, NIL, NIL, task_const(task),
@@ -699,12 +705,7 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) input_rel->relid));
 	cpath->methods = &gpusort_path_methods;
-	if (pg_gpu_force)
-	{
-		output_rel->pathlist = NIL;
-		output_rel->partial_pathlist = NIL;
-	}
-	add_path(output_rel, &cpath->path);
+	add_gpu_path(output_rel, &cpath->path);
 }
 
 static Plan *
