@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include <algorithm>
 #include <new>
 #include <vector>
 
@@ -42,6 +43,7 @@
 #include "group.cuh"
 #include "heap_deform.cuh"
 #include "sort.cuh"
+#include "sort_merge.h"
 
 namespace pg_gpu {
 namespace cuda {
@@ -355,26 +357,34 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 
 /* ---- ORDER BY ------------------------------------------------------------ */
 
-/* Where the sort kernels put rows: per key word arrays, row references. */
+/* What the scan saw of the current run. */
+struct sort_stats
+{
+	unsigned long long count;	/* rows */
+	unsigned int nulls;			/* bit k: key k met a NULL */
+	unsigned int longs;			/* bit k: text key k met a value over the prefix */
+	unsigned int maxlen[PG_GPU_MAX_KEYS];	/* text key k's longest value */
+};
+
+/* Where the sort kernels put rows: per sort word arrays, row references. */
 struct sort_arrays
 {
-	uint64_t   *w[2 * PG_GPU_MAX_KEYS];	/* null: a word no pass reads */
+	uint64_t   *w[kMaxSortWords];
 	uint64_t   *ref;
-	unsigned long long *count;
-	unsigned int *nulls;		/* bit k: key k met a NULL */
+	sort_stats *stats;
 	uint64_t	cap;
 };
 
 /*
  * One block per page, as agg_pages_kernel: the page goes to shared memory and to
- * the page store (the sorted tuples are gathered from there at the end); each
- * passing tuple's sort words and reference are appended at a position from one
- * atomic add per 128 line pointers.
+ * the run's page store (store_base: the chunk's first page there; the sorted
+ * tuples are gathered from it); each passing tuple's sort words and reference are
+ * appended at a position from one atomic add per 128 line pointers.
  */
 __global__ void __launch_bounds__(kThreads)
 sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				  const char *staging, const __grid_constant__ pg_gpu_agg_task task,
-				  int64_t page_base, uint4 *store, sort_arrays sa,
+				  int64_t page_base, int64_t store_base, uint4 *store, sort_arrays sa,
 				  unsigned long long *rows, int *err)
 {
 	using BlockScan = cub::BlockScan<int, kThreads>;
@@ -382,15 +392,18 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	__shared__ typename BlockScan::TempStorage scan;
 	__shared__ unsigned long long base;
 	const int	tid = threadIdx.x;
+	const int	nw = sort_row_words(task);
 	unsigned long long nrows = 0;
-	unsigned int nulls_seen = 0;
+	uint32_t	nulls_seen = 0,
+				longs_seen = 0;
+	uint32_t	maxlen[PG_GPU_MAX_KEYS] = {0, 0, 0, 0};
 
 	for (int p = blockIdx.x; p < npages; p += gridDim.x)
 	{
 		pg_gpu_page_ref ref = refs[p];
 
 		load_page(page_src(staging, ref, p), page,
-				  store + (size_t) (page_base + p) * (PG_GPU_BLCKSZ / 16), tid);
+				  store + (size_t) (store_base + p) * (PG_GPU_BLCKSZ / 16), tid);
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;
@@ -428,22 +441,26 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 
 			BlockScan(scan).ExclusiveSum(pass, pos, total);
 			if (tid == 0)
-				base = total ? atomicAdd(sa.count, (unsigned long long) total) : 0;
+				base = total ? atomicAdd(&sa.stats->count, (unsigned long long) total) : 0;
 			__syncthreads();
 			if (pass)
 			{
 				unsigned long long at = base + pos;
-				uint64_t	wds[2 * PG_GPU_MAX_KEYS];
-				uint32_t	nl;
+				uint64_t	wds[kMaxSortWords];
+				uint32_t	nl,
+							lg,
+							lens[PG_GPU_MAX_KEYS];
 
 				if (at < sa.cap)
 				{
-					sort_encode(task, keys, wds, &nl);
-					for (int k = 0; k < 2 * task.nkeys; k++)
-						if (sa.w[k])
-							sa.w[k][at] = wds[k];
+					sort_encode(task, keys, wds, &nl, &lg, lens);
+					for (int k = 0; k < nw; k++)
+						sa.w[k][at] = wds[k];
 					sa.ref[at] = sort_ref((uint64_t) (page_base + p), (uint32_t) i + 1, len);
 					nulls_seen |= nl;
+					longs_seen |= lg;
+					for (int k = 0; k < task.nkeys; k++)
+						maxlen[k] = lens[k] > maxlen[k] ? lens[k] : maxlen[k];
 				}
 				else
 					atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
@@ -454,7 +471,12 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		__syncthreads();
 	}
 	if (nulls_seen)
-		atomicOr(sa.nulls, nulls_seen);
+		atomicOr(&sa.stats->nulls, nulls_seen);
+	if (longs_seen)
+		atomicOr(&sa.stats->longs, longs_seen);
+	for (int k = 0; k < task.nkeys; k++)
+		if (maxlen[k])
+			atomicMax(&sa.stats->maxlen[k], maxlen[k]);
 	if (nrows)
 		atomicAdd(rows, nrows);
 }
@@ -475,44 +497,89 @@ iota_kernel(uint32_t *idx, uint64_t n)
 		idx[i] = (uint32_t) i;
 }
 
-/* Sorted references, and each tuple's MAXALIGNed size for the offsets' scan. */
 __global__ void
-sorted_refs_kernel(const uint64_t *ref, const uint32_t *idx, uint64_t *out, uint64_t *size,
-				   uint64_t n)
+add_kernel(uint64_t *v, uint64_t n, uint64_t delta)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		v[i] += delta;
+}
+
+/*
+ * Rows in the order idx gives: their references (and, for a merge block, where
+ * their bytes are), and each tuple's MAXALIGNed size for the offsets' scan.
+ */
+__global__ void
+sorted_refs_kernel(const uint64_t *ref, const uint64_t *src, const uint32_t *idx,
+				   uint64_t *out_ref, uint64_t *out_src, uint64_t *size, uint64_t n)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		uint64_t	r = ref[idx[i]];
 
-		out[i] = r;
+		out_ref[i] = r;
+		if (src)
+			out_src[i] = src[idx[i]];
 		size[i] = ((r & 0xFFFF) + 7) & ~7ULL;
 	}
 }
 
-/* One warp per tuple: copy it from the page store to its place in the output. */
+/* Sorted neighbours whose words cannot order them (sort_unresolved). */
 __global__ void
-gather_tuples_kernel(const uint4 *store, const uint64_t *ref, const uint64_t *off,
-					 uint64_t n, char *out)
+unresolved_kernel(sort_arrays sa, const uint32_t *idx, uint64_t n,
+				  const __grid_constant__ pg_gpu_agg_task task, int *found)
+{
+	for (uint64_t i = 1 + blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	a = idx[i - 1],
+					b = idx[i];
+
+		if (sort_unresolved(task, [&](int w) { return sa.w[w][a]; },
+							[&](int w) { return sa.w[w][b]; }))
+			*found = 1;
+	}
+}
+
+/*
+ * One warp per tuple: copy it to its place in out (off[i] - off[0]).  From the
+ * page store (tuple i is line pointer ref's of store page (ref >> 32) - page0), or
+ * from a merge block's bytes (at src[i]).
+ */
+template <bool FromStore>
+__global__ void
+gather_tuples_kernel(const char *base, const uint64_t *src, const uint64_t *ref,
+					 const uint64_t *off, uint64_t n, int64_t page0, char *out)
 {
 	uint64_t	warp = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) / 32;
 	int			lane = threadIdx.x % 32;
 	uint64_t	nwarps = (uint64_t) gridDim.x * blockDim.x / 32;
+	uint64_t	off0 = off[0];
 
 	for (uint64_t i = warp; i < n; i += nwarps)
 	{
 		uint64_t	r = ref[i];
-		const uint8_t *pg = (const uint8_t *) (store + (r >> 32) * (PG_GPU_BLCKSZ / 16));
-		uint32_t	lp = (uint32_t) (r >> 16) & 0xFFFF;
-		uint32_t	w;
+		const uint64_t *from;
 
-		memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
-		const uint64_t *src = (const uint64_t *) (pg + PG_GPU_LP_OFF(w));
-		uint64_t   *dst = (uint64_t *) (out + off[i]);
+		if (FromStore)
+		{
+			const uint8_t *pg = (const uint8_t *) base +
+				(size_t) ((int64_t) (r >> 32) - page0) * PG_GPU_BLCKSZ;
+			uint32_t	lp = (uint32_t) (r >> 16) & 0xFFFF;
+			uint32_t	w;
+
+			memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
+			from = (const uint64_t *) (pg + PG_GPU_LP_OFF(w));
+		}
+		else
+			from = (const uint64_t *) (base + src[i]);
+
+		uint64_t   *dst = (uint64_t *) (out + (off[i] - off0));
 		uint32_t	words = (uint32_t) (((r & 0xFFFF) + 7) / 8);
 
 		for (uint32_t j = lane; j < words; j += 32)
-			dst[j] = src[j];
+			dst[j] = from[j];
 	}
 }
 
@@ -586,20 +653,47 @@ struct pg_gpu_agg
 	/* ORDER BY */
 	bool		sorting = false;
 	bool		plain = false;	/* neither grouped nor sorting: per-block partials */
-	sort_arrays sa = {};
+	sort_shape	shape = {};
+	sort_arrays sa = {};		/* the current run's rows */
+	int			nwords = 0;		/* sort words a row */
 	uint64_t	sort_bound = 0;	/* rows once queued work is done, at most */
-	uint4	   *d_store = nullptr;	/* every submitted page */
+	uint4	   *d_store = nullptr;	/* the current run's pages */
 	int64_t		store_pages = 0;
+	int64_t		run_page0 = 0;	/* global ordinal of the run's first page */
+	sort_stats	seen = {};		/* every run's, merged */
+	int			nruns = 0;		/* runs closed (sorted and copied to the host) */
+	sort_merge	merge;			/* those runs */
+	/* after finish: a single run stays on the device, sorted */
+	uint64_t   *d_sref = nullptr;	/* sorted references */
+	uint64_t   *d_soff = nullptr;	/* their tuples' offsets (nsorted + 1) */
+	std::vector<uint64_t> h_samp;	/* d_soff at every samp_step-th row */
+	uint64_t	samp_step = 0;
 	uint64_t	nsorted = 0;	/* rows to hand out */
-	uint64_t	next_row = 0;
-	char	   *d_out = nullptr;	/* the sorted tuples */
-	std::vector<uint64_t> h_off;	/* nsorted + 1 */
-	std::vector<uint64_t> h_ref;
-	char	   *h_batch = nullptr;	/* pinned */
-	size_t		batch_bytes = 0;
+	uint64_t	next_row = 0;	/* first row not yet in a batch */
+	/* output batches, two so that one fills while the executor reads the other */
+	struct OutBuf
+	{
+		char	   *d = nullptr;
+		char	   *h = nullptr;	/* pinned */
+		uint64_t   *h_off = nullptr;	/* pinned: batch_rows + 1 */
+		uint64_t   *h_ref = nullptr;
+		int64_t		nrows = 0;
+		cudaEvent_t ready = nullptr;
+	}			out[2];
+	int			out_cur = -1;	/* the batch the executor has; -1: none yet */
+	cudaStream_t out_stream = nullptr;
+	/* a merge block on the device */
+	uint64_t   *blk_w[kMaxSortWords] = {};
+	uint64_t   *blk_ref = nullptr;
+	uint64_t   *blk_src = nullptr;	/* row's bytes in blk_tup */
+	char	   *blk_tup = nullptr;
+	uint64_t   *blk_oref = nullptr;	/* sorted: references */
+	uint64_t   *blk_osrc = nullptr;	/* sorted: bytes */
+	uint64_t   *blk_size = nullptr;
+	uint64_t   *blk_off = nullptr;
+	int		   *d_flag = nullptr;	/* unresolved neighbours */
 };
 
-static constexpr size_t kSortBatchBytes = 64u << 20;
 
 static uint64_t
 pow2_at_least(uint64_t v)
@@ -658,53 +752,72 @@ group_setup(pg_gpu_agg *agg, int sms, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-/* Row arrays for n rows (words the passes read, references), copying what is there. */
+/* Row arrays for n rows (sort words, references), copying the first keep rows. */
 static pg_gpu_status
 sort_arrays_alloc(pg_gpu_agg *agg, uint64_t n, uint64_t keep, pg_gpu_error *err)
 {
-	const pg_gpu_agg_task &t = agg->task;
-	sort_arrays na = agg->sa;
 	pg_gpu_status st;
 
-	for (int k = 0; k < 2 * t.nkeys; k++)
+	for (int k = 0; k <= agg->nwords; k++)
 	{
-		na.w[k] = nullptr;
-		if ((k % 2) == 1 && !sort_key_wide(t.keys[k / 2].type))
-			continue;
-		if ((st = device_alloc(n * sizeof(uint64_t), (void **) &na.w[k], err)) != PG_GPU_OK)
+		uint64_t  **old = k < agg->nwords ? &agg->sa.w[k] : &agg->sa.ref;
+		uint64_t   *w = nullptr;
+
+		if ((st = device_alloc(n * sizeof(uint64_t), (void **) &w, err)) != PG_GPU_OK)
 			return st;
 		if (keep)
-			PG_GPU_TRY(err, cudaMemcpy(na.w[k], agg->sa.w[k], keep * sizeof(uint64_t),
-									   cudaMemcpyDeviceToDevice));
-		device_free(agg->sa.w[k]);
-		agg->sa.w[k] = na.w[k];
+			PG_GPU_TRY(err, cudaMemcpy(w, *old, keep * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+		device_free(*old);
+		*old = w;
 	}
-	if ((st = device_alloc(n * sizeof(uint64_t), (void **) &na.ref, err)) != PG_GPU_OK)
-		return st;
-	if (keep)
-		PG_GPU_TRY(err, cudaMemcpy(na.ref, agg->sa.ref, keep * sizeof(uint64_t),
-								   cudaMemcpyDeviceToDevice));
-	device_free(agg->sa.ref);
-	agg->sa.ref = na.ref;
 	agg->sa.cap = n;
 	return PG_GPU_OK;
 }
 
+/*
+ * The sort's shape under its memory budget (the GUC's limit, or most of the
+ * device's free memory), a page store for one run, counters, output batches.
+ */
 static pg_gpu_status
 sort_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 {
+	const pg_gpu_agg_task &t = agg->task;
+	uint64_t	budget = t.sort_budget > 0 ? (uint64_t) t.sort_budget : device_budget();
 	pg_gpu_status st;
 
-	agg->store_pages = agg->task.total_pages > 0 ? agg->task.total_pages : 1;
+	agg->nwords = sort_row_words(t);
+	if (!sort_plan_shape(budget, agg->nwords, agg->capacity, t.gather != 0, &agg->shape))
+		return set_error(err, PG_GPU_OUT_OF_MEMORY,
+						 "a GPU memory budget of %llu bytes is too small to sort",
+						 (unsigned long long) budget);
+	agg->capacity = agg->shape.chunk_pages;
+	agg->store_pages = t.total_pages > 0 ? t.total_pages : 1;
+	if (agg->store_pages > agg->shape.run_pages)
+		agg->store_pages = agg->shape.run_pages;
 	if ((st = device_alloc((size_t) agg->store_pages * PG_GPU_BLCKSZ, (void **) &agg->d_store,
 						   err)) != PG_GPU_OK ||
-		(st = device_alloc(sizeof(unsigned long long) + sizeof(unsigned int),
-						   (void **) &agg->sa.count, err)) != PG_GPU_OK)
+		(st = device_alloc(sizeof(sort_stats), (void **) &agg->sa.stats, err)) != PG_GPU_OK ||
+		(st = device_alloc(sizeof(int), (void **) &agg->d_flag, err)) != PG_GPU_OK)
 		return st;
-	agg->sa.nulls = (unsigned int *) (agg->sa.count + 1);
-	PG_GPU_TRY(err, cudaMemset(agg->sa.count, 0, sizeof(unsigned long long) + sizeof(unsigned int)));
+	PG_GPU_TRY(err, cudaMemset(agg->sa.stats, 0, sizeof(sort_stats)));
+	PG_GPU_TRY(err, cudaStreamCreateWithFlags(&agg->out_stream, cudaStreamNonBlocking));
+	for (auto &o : agg->out)
+	{
+		if ((st = device_alloc(agg->shape.batch_bytes, (void **) &o.d, err)) != PG_GPU_OK ||
+			(st = pinned_alloc(agg->shape.batch_bytes, (void **) &o.h, err)) != PG_GPU_OK ||
+			(st = pinned_alloc((agg->shape.batch_rows + 1) * sizeof(uint64_t),
+							   (void **) &o.h_off, err)) != PG_GPU_OK ||
+			(st = pinned_alloc(agg->shape.batch_rows * sizeof(uint64_t),
+							   (void **) &o.h_ref, err)) != PG_GPU_OK)
+			return st;
+		PG_GPU_TRY(err, cudaEventCreateWithFlags(&o.ready, cudaEventDisableTiming));
+	}
+	agg->merge.nwords = agg->nwords;
+
 	/* a first guess of 32 rows a page; grown when a chunk could pass it */
-	return sort_arrays_alloc(agg, (uint64_t) agg->store_pages * 32, 0, err);
+	uint64_t	rows = (uint64_t) agg->store_pages * 32;
+
+	return sort_arrays_alloc(agg, rows < agg->shape.run_rows ? rows : agg->shape.run_rows, 0, err);
 }
 
 static pg_gpu_status
@@ -726,13 +839,13 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 		return st;
 
 	/*
-	 * Under a device memory cap, shrink the chunk so that every slot's buffers fit
+	 * Under a device memory cap (a sort's shape counts its slots already), shrink the chunk so that every slot's buffers fit
 	 * (pool blocks are rounded up to powers of two).  Fixed costs first: partials
 	 * and counters per slot.
 	 */
 	uint64_t	limit = device_memory_limit();
 
-	if (limit)
+	if (limit && !agg->sorting)
 	{
 		auto		pow2 = [](size_t b) {
 			size_t		c = 4096;
@@ -1023,6 +1136,50 @@ group_reserve(pg_gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+static pg_gpu_status sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err);
+
+/*
+ * Before queueing a sort chunk of npages pages and up to `tuples` rows: when the
+ * run's page store or row arrays cannot take it, close the run (sort it, copy it
+ * to the host) and start another; grow the row arrays as the run needs.
+ */
+static pg_gpu_status
+sort_reserve(pg_gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
+{
+	pg_gpu_status st;
+
+	if (npages > agg->store_pages || tuples > agg->shape.run_rows)
+		return set_error(err, PG_GPU_INVALID_TASK, "a sort chunk larger than a sort run");
+	if (agg->pages - agg->run_page0 + npages > agg->store_pages &&
+		(st = sort_run_close(agg, false, err)) != PG_GPU_OK)
+		return st;
+	if (agg->sort_bound + tuples > agg->sa.cap)
+	{
+		sort_stats	ss;
+
+		if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+			return st;
+		PG_GPU_TRY(err, cudaMemcpy(&ss, agg->sa.stats, sizeof(ss), cudaMemcpyDeviceToHost));
+		agg->sort_bound = ss.count;
+		if (ss.count + tuples > agg->shape.run_rows)
+		{
+			if ((st = sort_run_close(agg, false, err)) != PG_GPU_OK)
+				return st;
+			ss.count = 0;
+		}
+		if (ss.count + tuples > agg->sa.cap)
+		{
+			uint64_t	n = 2 * (ss.count + tuples);
+
+			if ((st = sort_arrays_alloc(agg, n < agg->shape.run_rows ? n : agg->shape.run_rows,
+										ss.count, err)) != PG_GPU_OK)
+				return st;
+		}
+	}
+	agg->sort_bound += tuples;
+	return PG_GPU_OK;
+}
+
 extern "C" pg_gpu_status
 pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
 {
@@ -1044,24 +1201,8 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 		((st = group_reserve(agg, tuples, err)) != PG_GPU_OK ||
 		 (st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK))
 		return st;
-	if (agg->sorting)
-	{
-		if (agg->pages + npages > agg->store_pages)
-			return set_error(err, PG_GPU_INVALID_TASK, "more pages than the sort expected");
-		if (agg->sort_bound + tuples > agg->sa.cap)
-		{
-			unsigned long long n = 0;
-
-			if ((st = sync_slots(agg, err)) != PG_GPU_OK)
-				return st;
-			PG_GPU_TRY(err, cudaMemcpy(&n, agg->sa.count, sizeof(n), cudaMemcpyDeviceToHost));
-			agg->sort_bound = n;
-			if (n + tuples > agg->sa.cap &&
-				(st = sort_arrays_alloc(agg, 2 * (n + tuples), n, err)) != PG_GPU_OK)
-				return st;
-		}
-		agg->sort_bound += tuples;
-	}
+	if (agg->sorting && (st = sort_reserve(agg, npages, tuples, err)) != PG_GPU_OK)
+		return st;
 	if (!agg->started)
 	{
 		PG_GPU_TRY(err, cudaEventRecord(agg->first_start, s.stream));
@@ -1087,8 +1228,10 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
 
 		sort_pages_kernel<<<blocks, kThreads, 0, s.stream>>>(s.d_refs, npages, s.d_vis, staging,
-															 agg->task, agg->pages, agg->d_store,
-															 agg->sa, s.d_rows, s.d_err);
+															 agg->task, agg->pages,
+															 agg->pages - agg->run_page0,
+															 agg->d_store, agg->sa, s.d_rows,
+															 s.d_err);
 	}
 	else if (agg->grouped)
 	{
@@ -1186,143 +1329,388 @@ group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 }
 
 /*
- * After the scan: the stable radix passes, least significant key first, over a
- * permutation of the rows; then the first nsorted rows' tuples gathered in order
- * from the page store into one buffer, and their offsets and references copied to
- * the host (the tuples follow batch by batch, pg_gpu_sort_next).
+ * Stable radix passes, least significant first, over rows [0, n) whose word w is
+ * words[w][row]: *perm gets their order (n entries, freed by the caller).
  */
 static pg_gpu_status
-sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
+sort_rows(pg_gpu_agg *agg, uint64_t n, uint64_t *const *words, const sort_pass *ps, int np,
+		  uint32_t **perm, pg_gpu_error *err)
 {
-	const pg_gpu_agg_task &t = agg->task;
-	unsigned long long count = 0;
-	unsigned int nulls = 0;
 	uint32_t   *idx[2] = {nullptr, nullptr};
 	uint64_t   *kw[2] = {nullptr, nullptr};
-	uint64_t   *d_ref = nullptr;
-	uint64_t   *d_off = nullptr;
 	void	   *temp = nullptr;
 	size_t		temp_bytes = 0;
 	int			cur = 0;
 	int			blocks = agg->max_blocks;
 	pg_gpu_status st = PG_GPU_OK;
 
-	PG_GPU_TRY(err, cudaMemcpy(&count, agg->sa.count, sizeof(count), cudaMemcpyDeviceToHost));
-	PG_GPU_TRY(err, cudaMemcpy(&nulls, agg->sa.nulls, sizeof(nulls), cudaMemcpyDeviceToHost));
-	uint64_t	n = count;
-	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
-
-	agg->nsorted = m;
-	agg->next_row = 0;
-	agg->h_off.assign(m + 1, 0);
-	agg->h_ref.assign(m, 0);
-	if (n == 0)
-		return PG_GPU_OK;
-	if (n > 0xFFFFFFFFULL)
+	*perm = nullptr;
+	if (n > 0x7FFFFFFFULL)
 		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many rows for one GPU sort");
-
 	for (int i = 0; i < 2 && st == PG_GPU_OK; i++)
-		if ((st = device_alloc(n * sizeof(uint32_t), (void **) &idx[i], err)) == PG_GPU_OK)
-			st = device_alloc((n + 1) * sizeof(uint64_t), (void **) &kw[i], err);
-	if (st == PG_GPU_OK)
+		if ((st = device_alloc(n * sizeof(uint32_t) + 4, (void **) &idx[i], err)) == PG_GPU_OK &&
+			np > 0)
+			st = device_alloc(n * sizeof(uint64_t) + 8, (void **) &kw[i], err);
+	if (st == PG_GPU_OK && np > 0)
 		st = cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kw[0], kw[1], idx[0], idx[1],
 											 (int) n) == cudaSuccess ? PG_GPU_OK
 			: set_error(err, PG_GPU_CUDA_ERROR, "cub sizing");
-	if (st == PG_GPU_OK)
+	if (st == PG_GPU_OK && np > 0)
 		st = device_alloc(temp_bytes, &temp, err);
 	if (st == PG_GPU_OK)
 	{
-		bool		first = true;
-
 		iota_kernel<<<blocks, 256>>>(idx[0], n);
-		for (int k = t.nkeys - 1; k >= 0 && st == PG_GPU_OK; k--)
+		for (int p = 0; p < np; p++)
 		{
-			int			ty = t.keys[k].type;
-			int			npass = (sort_key_wide(ty) && ((nulls >> k) & 1)) ? 2 : 1;
+			const uint64_t *src = words[ps[p].w];
 
-			for (int ps = 0; ps < npass; ps++)
+			/* the first pass's permutation is the identity: no gather */
+			if (p > 0)
+				gather_words_kernel<<<blocks, 256>>>(src, idx[cur], kw[0], n);
+			if (cub::DeviceRadixSort::SortPairs(temp, temp_bytes, p == 0 ? src : kw[0], kw[1],
+												idx[cur], idx[1 - cur], (int) n, ps[p].begin,
+												ps[p].end) != cudaSuccess)
 			{
-				const uint64_t *src = agg->sa.w[2 * k + ps];
-				int			bits = ps == 0 ? sort_value_bits(ty) : 1;
-
-				/* the first pass's permutation is the identity: no gather */
-				if (!first)
-					gather_words_kernel<<<blocks, 256>>>(src, idx[cur], kw[0], n);
-				if (cub::DeviceRadixSort::SortPairs(temp, temp_bytes, first ? src : kw[0], kw[1],
-													idx[cur], idx[1 - cur], (int) n, 0,
-													bits) != cudaSuccess)
-				{
-					st = from_cuda(err, cudaGetLastError(), "cub::DeviceRadixSort");
-					break;
-				}
-				cur = 1 - cur;
-				first = false;
+				st = from_cuda(err, cudaGetLastError(), "cub::DeviceRadixSort");
+				break;
 			}
+			cur = 1 - cur;
 		}
 	}
-	/* references and sizes of the first m rows, offsets by an exclusive scan */
-	if (st == PG_GPU_OK &&
-		(st = device_alloc(m * sizeof(uint64_t), (void **) &d_ref, err)) == PG_GPU_OK &&
-		(st = device_alloc((m + 1) * sizeof(uint64_t), (void **) &d_off, err)) == PG_GPU_OK)
-	{
-		uint64_t   *size = kw[0];	/* free again: m + 1 words */
-		size_t		scan_bytes = 0;
-
-		sorted_refs_kernel<<<blocks, 256>>>(agg->sa.ref, idx[cur], d_ref, size, m);
-		cudaMemsetAsync(size + m, 0, sizeof(uint64_t));
-		cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, size, d_off, (int) (m + 1));
-		if (scan_bytes > temp_bytes)
-		{
-			device_free(temp);
-			temp = nullptr;
-			temp_bytes = scan_bytes;
-			st = device_alloc(temp_bytes, &temp, err);
-		}
-		if (st == PG_GPU_OK &&
-			cub::DeviceScan::ExclusiveSum(temp, temp_bytes, size, d_off, (int) (m + 1)) != cudaSuccess)
-			st = from_cuda(err, cudaGetLastError(), "cub::DeviceScan");
-	}
-	if (st == PG_GPU_OK)
-	{
-		cudaError_t rc = cudaMemcpy(agg->h_off.data(), d_off, (m + 1) * sizeof(uint64_t),
-									cudaMemcpyDeviceToHost);
-
-		if (rc == cudaSuccess)
-			rc = cudaMemcpy(agg->h_ref.data(), d_ref, m * sizeof(uint64_t), cudaMemcpyDeviceToHost);
-		if (rc != cudaSuccess)
-			st = from_cuda(err, rc, "cudaMemcpy sorted rows");
-	}
-	if (st == PG_GPU_OK &&
-		(st = device_alloc(agg->h_off[m] ? agg->h_off[m] : 8, (void **) &agg->d_out, err)) == PG_GPU_OK)
-	{
-		gather_tuples_kernel<<<blocks, 256>>>(agg->d_store, d_ref, d_off, m, agg->d_out);
-		cudaError_t rc = cudaDeviceSynchronize();
-
-		if (rc != cudaSuccess)
-			st = from_cuda(err, rc, "sort kernels");
-	}
-	for (int i = 0; i < 2; i++)
-	{
-		device_free(idx[i]);
-		device_free(kw[i]);
-	}
+	device_free(kw[0]);
+	device_free(kw[1]);
 	device_free(temp);
-	device_free(d_ref);
-	device_free(d_off);
-	/* the page store and key words are not needed any more */
-	device_free(agg->d_store);
-	agg->d_store = nullptr;
-	for (int k = 0; k < 2 * PG_GPU_MAX_KEYS; k++)
-	{
-		device_free(agg->sa.w[k]);
-		agg->sa.w[k] = nullptr;
-	}
-	device_free(agg->sa.ref);
-	agg->sa.ref = nullptr;
-	res->nrows = (int64_t) n;
+	device_free(idx[1 - cur]);
+	if (st != PG_GPU_OK)
+		device_free(idx[cur]);
+	else
+		*perm = idx[cur];
 	return st;
 }
 
+/* Offsets of n tuples from their sizes (n + 1 entries, the last 0 on entry). */
+static pg_gpu_status
+scan_sizes(uint64_t *size, uint64_t *off, uint64_t n, pg_gpu_error *err)
+{
+	size_t		bytes = 0;
+	void	   *temp = nullptr;
+	pg_gpu_status st;
+
+	cub::DeviceScan::ExclusiveSum(nullptr, bytes, size, off, (int) (n + 1));
+	if ((st = device_alloc(bytes, &temp, err)) != PG_GPU_OK)
+		return st;
+	if (cub::DeviceScan::ExclusiveSum(temp, bytes, size, off, (int) (n + 1)) != cudaSuccess)
+		st = from_cuda(err, cudaGetLastError(), "cub::DeviceScan");
+	device_free(temp);
+	return st;
+}
+
+/*
+ * The current run is complete: sort it.  The last run of a sort that had no other
+ * stays on the device and is handed out from there; any other run is copied to
+ * the host (tuples in order, offsets, references, sort words) for the merge, and
+ * the next run starts empty.
+ */
+static pg_gpu_status
+sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	sort_stats	ss;
+	sort_pass	ps[kMaxSortPasses];
+	uint32_t   *perm = nullptr;
+	uint64_t   *sref = nullptr,
+			   *soff = nullptr,
+			   *size = nullptr;
+	int			blocks = agg->max_blocks;
+	bool		keep = last && agg->nruns == 0;
+	pg_gpu_status st;
+
+	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaMemcpy(&ss, agg->sa.stats, sizeof(ss), cudaMemcpyDeviceToHost));
+	agg->seen.count += ss.count;
+	agg->seen.nulls |= ss.nulls;
+	agg->seen.longs |= ss.longs;
+	for (int k = 0; k < t.nkeys; k++)
+		agg->seen.maxlen[k] = ss.maxlen[k] > agg->seen.maxlen[k] ? ss.maxlen[k] : agg->seen.maxlen[k];
+
+	uint64_t	n = ss.count;
+	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
+
+	if (keep)
+		agg->nsorted = m;
+	if (n == 0)
+		goto reset;
+	if ((st = sort_rows(agg, n, agg->sa.w, ps, sort_passes(t, ss.nulls, ss.longs, ss.maxlen, ps),
+						&perm, err)) != PG_GPU_OK)
+		return st;
+	if (ss.longs)
+	{
+		int			found = 0;
+
+		cudaMemset(agg->d_flag, 0, sizeof(int));
+		unresolved_kernel<<<blocks, 256>>>(agg->sa, perm, n, t, agg->d_flag);
+		if (cudaMemcpy(&found, agg->d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
+			found)
+			st = set_error(err, PG_GPU_UNORDERED,
+						   "text sort keys are equal in their first %d bytes", kTextSortBytes);
+	}
+	/* references and sizes of the first m rows, offsets by an exclusive scan */
+	if (st == PG_GPU_OK &&
+		(st = device_alloc(m * sizeof(uint64_t), (void **) &sref, err)) == PG_GPU_OK &&
+		(st = device_alloc((m + 1) * sizeof(uint64_t), (void **) &soff, err)) == PG_GPU_OK &&
+		(st = device_alloc((m + 1) * sizeof(uint64_t), (void **) &size, err)) == PG_GPU_OK)
+	{
+		sorted_refs_kernel<<<blocks, 256>>>(agg->sa.ref, nullptr, perm, sref, nullptr, size, m);
+		cudaMemsetAsync(size + m, 0, sizeof(uint64_t));
+		st = scan_sizes(size, soff, m, err);
+	}
+	if (st == PG_GPU_OK && keep)
+	{
+		/* offsets at every samp_step-th row, for the batches' bounds */
+		uint64_t	step = agg->shape.batch_bytes / PG_GPU_BLCKSZ;
+		uint64_t	cnt;
+
+		step = step > 1024 ? 1024 : step;
+		cnt = m / step + 1;
+		agg->samp_step = step;
+		agg->h_samp.assign(cnt + 1, 0);
+		PG_GPU_TRY(err, cudaMemcpy2D(agg->h_samp.data(), sizeof(uint64_t), soff,
+									 step * sizeof(uint64_t), sizeof(uint64_t), cnt,
+									 cudaMemcpyDeviceToHost));
+		PG_GPU_TRY(err, cudaMemcpy(&agg->h_samp[cnt], soff + m, sizeof(uint64_t),
+								   cudaMemcpyDeviceToHost));
+		agg->d_sref = sref;
+		agg->d_soff = soff;
+		sref = soff = nullptr;
+	}
+	else if (st == PG_GPU_OK)
+	{
+		sort_run	R;
+		cudaError_t rc;
+
+		R.n = m;
+		R.off.resize(m + 1);
+		R.ref.resize(m);
+		R.words.resize((size_t) agg->nwords * m);
+		rc = cudaMemcpy(R.off.data(), soff, (m + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+		if (rc == cudaSuccess)
+			rc = cudaMemcpy(R.ref.data(), sref, m * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+		for (int w = 0; w < agg->nwords && rc == cudaSuccess; w++)
+		{
+			gather_words_kernel<<<blocks, 256>>>(agg->sa.w[w], perm, size, m);
+			rc = cudaMemcpy(R.words.data() + (size_t) w * m, size, m * sizeof(uint64_t),
+							cudaMemcpyDeviceToHost);
+		}
+		R.tuples.resize(R.off[m]);
+		/* the tuples, in pieces of one output batch */
+		for (uint64_t r0 = 0; r0 < m && rc == cudaSuccess;)
+		{
+			uint64_t	r1 = std::upper_bound(R.off.begin() + r0 + 1, R.off.end(),
+											  R.off[r0] + agg->shape.batch_bytes) - R.off.begin() - 1;
+
+			gather_tuples_kernel<true><<<blocks, 256>>>((const char *) agg->d_store, nullptr,
+														 sref + r0, soff + r0, r1 - r0,
+														 agg->run_page0, agg->out[0].d);
+			rc = cudaMemcpy(R.tuples.data() + R.off[r0], agg->out[0].d, R.off[r1] - R.off[r0],
+							cudaMemcpyDeviceToHost);
+			r0 = r1;
+		}
+		if (rc != cudaSuccess)
+			st = from_cuda(err, rc, "copying a sorted run");
+		else
+		{
+			agg->merge.runs.push_back(std::move(R));
+			agg->nruns++;
+		}
+	}
+	device_free(perm);
+	device_free(sref);
+	device_free(soff);
+	device_free(size);
+	if (st != PG_GPU_OK)
+		return st;
+reset:
+	if (keep)
+		return PG_GPU_OK;
+	if (n == 0 && last)
+		return PG_GPU_OK;
+	agg->run_page0 = agg->pages;
+	agg->sort_bound = 0;
+	PG_GPU_TRY(err, cudaMemset(agg->sa.stats, 0, sizeof(sort_stats)));
+	return PG_GPU_OK;
+}
+
+/*
+ * After the scan: the last run is closed.  A sort of one run hands its rows out
+ * from the device; a sort of several merges them (sort_merge) block by block.
+ */
+static pg_gpu_status
+sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	sort_merge &mg = agg->merge;
+	uint64_t	R = agg->shape.merge_rows;
+	pg_gpu_status st;
+
+	if ((st = sort_run_close(agg, true, err)) != PG_GPU_OK)
+		return st;
+	res->nrows = (int64_t) agg->seen.count;
+	res->sort_runs = agg->nruns;
+	agg->next_row = 0;
+	if (agg->nruns == 0)
+		return PG_GPU_OK;
+
+	/* merging: the run's page store and row arrays are done with */
+	device_free(agg->d_store);
+	agg->d_store = nullptr;
+	for (int k = 0; k <= agg->nwords; k++)
+	{
+		uint64_t  **p = k < agg->nwords ? &agg->sa.w[k] : &agg->sa.ref;
+
+		device_free(*p);
+		*p = nullptr;
+	}
+	if (agg->seen.longs)
+		return set_error(err, PG_GPU_UNORDERED,
+						 "text sort keys longer than %d bytes are not merged on the GPU",
+						 kTextSortBytes);
+	if ((uint64_t) agg->nruns > agg->shape.batch_bytes / PG_GPU_BLCKSZ)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many sorted runs (%d) to merge",
+						 agg->nruns);
+	mg.cur.assign(mg.runs.size(), 0);
+	mg.npasses = sort_passes(t, agg->seen.nulls, agg->seen.longs, agg->seen.maxlen, mg.passes);
+	agg->nsorted = 0;
+	for (const sort_run &r : mg.runs)
+		agg->nsorted += r.n;
+	if (t.sort_limit > 0 && (uint64_t) t.sort_limit < agg->nsorted)
+		agg->nsorted = (uint64_t) t.sort_limit;
+	for (int w = 0; w < agg->nwords; w++)
+		if ((st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_w[w], err)) != PG_GPU_OK)
+			return st;
+	if ((st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_ref, err)) != PG_GPU_OK ||
+		(st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_src, err)) != PG_GPU_OK ||
+		(st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_oref, err)) != PG_GPU_OK ||
+		(st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_osrc, err)) != PG_GPU_OK ||
+		(st = device_alloc((R + 1) * sizeof(uint64_t), (void **) &agg->blk_size, err)) != PG_GPU_OK ||
+		(st = device_alloc((R + 1) * sizeof(uint64_t), (void **) &agg->blk_off, err)) != PG_GPU_OK ||
+		(st = device_alloc(agg->shape.batch_bytes, (void **) &agg->blk_tup, err)) != PG_GPU_OK)
+		return st;
+	return PG_GPU_OK;
+}
+
+/* The next batch of a one-run sort, into o: queued on out_stream. */
+static pg_gpu_status
+batch_from_device(pg_gpu_agg *agg, pg_gpu_agg::OutBuf &o, pg_gpu_error *err)
+{
+	uint64_t	step = agg->samp_step;
+	uint64_t	cnt = agg->h_samp.size() - 1;	/* h_samp[cnt]: offset of row nsorted */
+	uint64_t	r0 = agg->next_row;
+	uint64_t	j0 = r0 / step;
+	uint64_t	j = j0 + 1;			/* one step always fits a batch */
+	auto		offv = [&](uint64_t i) { return agg->h_samp[i < cnt ? i : cnt]; };
+
+	while (j + 1 <= cnt && offv(j + 1) - offv(j0) <= agg->shape.batch_bytes)
+		j++;
+	uint64_t	r1 = j * step < agg->nsorted ? j * step : agg->nsorted;
+	uint64_t	b1 = offv(j);
+	uint64_t	n = r1 - r0;
+
+	gather_tuples_kernel<true><<<agg->max_blocks, 256, 0, agg->out_stream>>>(
+		(const char *) agg->d_store, nullptr, agg->d_sref + r0, agg->d_soff + r0, n,
+		agg->run_page0, o.d);
+	PG_GPU_TRY(err, cudaMemcpyAsync(o.h, o.d, b1 - offv(j0), cudaMemcpyDeviceToHost,
+									agg->out_stream));
+	PG_GPU_TRY(err, cudaMemcpyAsync(o.h_off, agg->d_soff + r0, (n + 1) * sizeof(uint64_t),
+									cudaMemcpyDeviceToHost, agg->out_stream));
+	PG_GPU_TRY(err, cudaMemcpyAsync(o.h_ref, agg->d_sref + r0, n * sizeof(uint64_t),
+									cudaMemcpyDeviceToHost, agg->out_stream));
+	o.nrows = (int64_t) n;
+	agg->next_row = r1;
+	return PG_GPU_OK;
+}
+
+/* The next merge block, into o: its rows from every run, sorted on the device. */
+static pg_gpu_status
+batch_from_runs(pg_gpu_agg *agg, pg_gpu_agg::OutBuf &o, pg_gpu_error *err)
+{
+	sort_merge &mg = agg->merge;
+	std::vector<uint64_t> take;
+	uint64_t	n = mg.plan(agg->shape.merge_rows, agg->shape.batch_bytes, take);
+	uint64_t	row0 = 0,
+				byte0 = 0;
+	uint32_t   *perm = nullptr;
+	int			blocks = agg->max_blocks;
+	pg_gpu_status st;
+
+	o.nrows = 0;
+	if (n == 0)
+		return PG_GPU_OK;
+	for (size_t r = 0; r < take.size(); r++)
+	{
+		const sort_run &R = mg.runs[r];
+		uint64_t	c = mg.cur[r],
+					k = take[r],
+					bytes = R.off[c + k] - R.off[c];
+
+		if (k == 0)
+			continue;
+		for (int w = 0; w < agg->nwords; w++)
+			PG_GPU_TRY(err, cudaMemcpy(agg->blk_w[w] + row0, R.words.data() + (size_t) w * R.n + c,
+									   k * sizeof(uint64_t), cudaMemcpyHostToDevice));
+		PG_GPU_TRY(err, cudaMemcpy(agg->blk_ref + row0, R.ref.data() + c, k * sizeof(uint64_t),
+								   cudaMemcpyHostToDevice));
+		PG_GPU_TRY(err, cudaMemcpy(agg->blk_src + row0, R.off.data() + c, k * sizeof(uint64_t),
+								   cudaMemcpyHostToDevice));
+		add_kernel<<<blocks, 256>>>(agg->blk_src + row0, k, byte0 - R.off[c]);
+		PG_GPU_TRY(err, cudaMemcpy(agg->blk_tup + byte0, R.tuples.data() + R.off[c], bytes,
+								   cudaMemcpyHostToDevice));
+		mg.cur[r] += k;
+		row0 += k;
+		byte0 += bytes;
+		agg->bytes += bytes + k * sizeof(uint64_t) * (agg->nwords + 2);
+	}
+	if ((st = sort_rows(agg, n, agg->blk_w, mg.passes, mg.npasses, &perm, err)) != PG_GPU_OK)
+		return st;
+	sorted_refs_kernel<<<blocks, 256>>>(agg->blk_ref, agg->blk_src, perm, agg->blk_oref,
+										agg->blk_osrc, agg->blk_size, n);
+	cudaMemsetAsync(agg->blk_size + n, 0, sizeof(uint64_t));
+	st = scan_sizes(agg->blk_size, agg->blk_off, n, err);
+	device_free(perm);
+	if (st != PG_GPU_OK)
+		return st;
+	gather_tuples_kernel<false><<<blocks, 256>>>(agg->blk_tup, agg->blk_osrc, agg->blk_oref,
+												 agg->blk_off, n, 0, o.d);
+	PG_GPU_TRY(err, cudaMemcpy(o.h, o.d, byte0, cudaMemcpyDeviceToHost));
+	PG_GPU_TRY(err, cudaMemcpy(o.h_off, agg->blk_off, (n + 1) * sizeof(uint64_t),
+							   cudaMemcpyDeviceToHost));
+	PG_GPU_TRY(err, cudaMemcpy(o.h_ref, agg->blk_oref, n * sizeof(uint64_t),
+							   cudaMemcpyDeviceToHost));
+	if (agg->next_row + n > agg->nsorted)
+		n = agg->nsorted - agg->next_row;	/* LIMIT */
+	o.nrows = (int64_t) n;
+	agg->next_row += n;
+	return PG_GPU_OK;
+}
+
+/* Queue the next batch into o (nrows 0: there is none). */
+static pg_gpu_status
+batch_fill(pg_gpu_agg *agg, pg_gpu_agg::OutBuf &o, pg_gpu_error *err)
+{
+	pg_gpu_status st = PG_GPU_OK;
+
+	o.nrows = 0;
+	if (agg->next_row < agg->nsorted)
+		st = agg->nruns == 0 ? batch_from_device(agg, o, err) : batch_from_runs(agg, o, err);
+	if (st == PG_GPU_OK)
+		PG_GPU_TRY(err, cudaEventRecord(o.ready, agg->out_stream));
+	return st;
+}
+
+/*
+ * The next batch of sorted tuples.  The executor reads a batch until it asks for
+ * the next one, so while it reads one, the other is filled.
+ */
 extern "C" pg_gpu_status
 pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
 {
@@ -1331,42 +1719,27 @@ pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	if (agg->host)
 		return host_agg_sort_next(agg->host, out, err);
 	memset(out, 0, sizeof(*out));
-	if (!agg->sorting || agg->next_row >= agg->nsorted)
+	if (!agg->sorting)
 		return PG_GPU_OK;
-	if (!agg->h_batch)
+	if (agg->out_cur < 0)
 	{
-		agg->batch_bytes = agg->h_off[agg->nsorted] < kSortBatchBytes
-			? (agg->h_off[agg->nsorted] ? agg->h_off[agg->nsorted] : 8) : kSortBatchBytes;
-		if ((st = pinned_alloc(agg->batch_bytes, (void **) &agg->h_batch, err)) != PG_GPU_OK)
+		agg->out_cur = 1;
+		if ((st = batch_fill(agg, agg->out[0], err)) != PG_GPU_OK)
 			return st;
 	}
-	uint64_t	r0 = agg->next_row;
-	uint64_t	r1 = r0;
-	uint64_t	b0 = agg->h_off[r0];
+	agg->out_cur = 1 - agg->out_cur;
 
-	/* as many rows as fit (tuples are under a page, the batch is larger) */
-	{
-		uint64_t	lo = r0 + 1,
-					hi = agg->nsorted;
+	pg_gpu_agg::OutBuf &o = agg->out[agg->out_cur];
 
-		while (lo < hi)
-		{
-			uint64_t	mid = lo + (hi - lo + 1) / 2;
-
-			if (agg->h_off[mid] - b0 <= agg->batch_bytes)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		r1 = lo;
-	}
-	PG_GPU_TRY(err, cudaMemcpy(agg->h_batch, agg->d_out + b0, agg->h_off[r1] - b0,
-							   cudaMemcpyDeviceToHost));
-	out->nrows = (int64_t) (r1 - r0);
-	out->data = agg->h_batch;
-	out->off = agg->h_off.data() + r0;
-	out->ref = agg->h_ref.data() + r0;
-	agg->next_row = r1;
+	PG_GPU_TRY(err, cudaEventSynchronize(o.ready));
+	if (o.nrows == 0)
+		return PG_GPU_OK;
+	if ((st = batch_fill(agg, agg->out[1 - agg->out_cur], err)) != PG_GPU_OK)
+		return st;
+	out->nrows = o.nrows;
+	out->data = o.h;
+	out->off = o.h_off;
+	out->ref = o.h_ref;
 	return PG_GPU_OK;
 }
 
@@ -1485,6 +1858,8 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 	for (Slot &s : agg->slots)
 		if (s.stream)
 			cudaStreamSynchronize(s.stream);
+	if (agg->out_stream)
+		cudaStreamSynchronize(agg->out_stream);
 	for (Slot &s : agg->slots)
 	{
 		pinned_free(s.h_refs);
@@ -1509,12 +1884,31 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		pinned_free(agg->blocks[i].h);
 	}
 	device_free(agg->d_store);
-	for (int k = 0; k < 2 * PG_GPU_MAX_KEYS; k++)
+	for (int k = 0; k < kMaxSortWords; k++)
+	{
 		device_free(agg->sa.w[k]);
+		device_free(agg->blk_w[k]);
+	}
 	device_free(agg->sa.ref);
-	device_free(agg->sa.count);
-	device_free(agg->d_out);
-	pinned_free(agg->h_batch);
+	device_free(agg->sa.stats);
+	device_free(agg->d_flag);
+	device_free(agg->d_sref);
+	device_free(agg->d_soff);
+	for (auto &o : agg->out)
+	{
+		device_free(o.d);
+		pinned_free(o.h);
+		pinned_free(o.h_off);
+		pinned_free(o.h_ref);
+		if (o.ready)
+			cudaEventDestroy(o.ready);
+	}
+	if (agg->out_stream)
+		cudaStreamDestroy(agg->out_stream);
+	for (uint64_t *p : {agg->blk_ref, agg->blk_src, agg->blk_oref, agg->blk_osrc, agg->blk_size,
+						agg->blk_off})
+		device_free(p);
+	device_free(agg->blk_tup);
 	if (agg->first_start)
 		cudaEventDestroy(agg->first_start);
 	if (agg->last_done)

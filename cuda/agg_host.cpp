@@ -17,6 +17,7 @@
 #include "group.cuh"
 #include "heap_deform.cuh"
 #include "sort.cuh"
+#include "sort_merge.h"
 
 using namespace pg_gpu::cuda;
 
@@ -55,16 +56,36 @@ struct host_agg
 	uint64_t	arena_fill = 0;
 	uint64_t	arena_cap = 0;
 
-	/* ORDER BY: pages kept, rows' sort words, then the sorted tuples */
+	/* ORDER BY: the current run's pages and rows' sort words, as on the GPU */
+	sort_shape	shape = {};
+	int			nwords = 0;
 	std::vector<uint8_t> store;
-	std::vector<uint64_t> words;	/* 2 * nkeys per row */
+	int64_t		run_page0 = 0;
+	std::vector<uint64_t> words;	/* nwords per row */
 	std::vector<uint64_t> rowref;
-	uint32_t	nulls = 0;
+	uint32_t	nulls = 0,
+				longs = 0,
+				maxlen[PG_GPU_MAX_KEYS] = {};
+	uint64_t	seen_rows = 0;
+	uint32_t	seen_nulls = 0,
+				seen_longs = 0,
+				seen_maxlen[PG_GPU_MAX_KEYS] = {};
+	int			nruns = 0;
+	sort_merge	merge;
+	/* the sorted rows: a one-run sort's, or the current merge block's */
 	std::vector<char> out;
 	std::vector<uint64_t> off;
 	std::vector<uint64_t> sorted_ref;
-	uint64_t	next_row = 0;
+	uint64_t	nsorted = 0;	/* rows to hand out */
+	uint64_t	next_row = 0;	/* of out (one run) */
+	uint64_t	emitted = 0;	/* merge: rows handed out */
 };
+
+extern "C" int
+pg_gpu_sort_words_ok(const pg_gpu_agg_task *task)
+{
+	return sort_row_words(*task) <= kMaxSortWords;
+}
 
 /* small, so that the tests cross batch boundaries */
 static const uint64_t kHostSortBatch = 64 * 1024;
@@ -74,84 +95,232 @@ static int
 sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 {
 	const pg_gpu_agg_task &t = h->task;
-	uint64_t	ord = h->store.size() / PG_GPU_BLCKSZ;
+	uint64_t	ord = (uint64_t) h->run_page0 + h->store.size() / PG_GPU_BLCKSZ;
 
 	h->store.insert(h->store.end(), page, page + PG_GPU_BLCKSZ);
 	return for_each_tuple(page, nlp, vis, [&](int i, const uint8_t *tup, uint32_t len) {
 		pval		keys[PG_GPU_MAX_KEYS];
-		uint64_t	wds[2 * PG_GPU_MAX_KEYS];
-		uint32_t	nl;
+		uint64_t	wds[kMaxSortWords];
+		uint32_t	nl,
+					lg,
+					lens[PG_GPU_MAX_KEYS];
 		int			r = eval_tuple(tup, len, t, nullptr, keys);
 
 		if (r != TUP_OK)
 			return r < 0 ? r : 0;
-		sort_encode(t, keys, wds, &nl);
-		h->words.insert(h->words.end(), wds, wds + 2 * t.nkeys);
+		sort_encode(t, keys, wds, &nl, &lg, lens);
+		h->words.insert(h->words.end(), wds, wds + h->nwords);
 		h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
 		h->nulls |= nl;
+		h->longs |= lg;
+		for (int k = 0; k < t.nkeys; k++)
+			h->maxlen[k] = std::max(h->maxlen[k], lens[k]);
 		return 1;
 	});
 }
 
-/* The GPU's passes, with stable sorts: least significant key first. */
-static void
-sort_finish_host(host_agg *h)
+/* The GPU's passes, with stable sorts: word(i, w) is row i's word w. */
+template <typename W>
+static std::vector<uint32_t>
+host_sort_perm(uint64_t n, const sort_pass *ps, int np, W word)
+{
+	std::vector<uint32_t> idx(n);
+
+	for (uint64_t i = 0; i < n; i++)
+		idx[i] = (uint32_t) i;
+	for (int p = 0; p < np; p++)
+		std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+			return pass_bits(word(a, ps[p].w), ps[p]) < pass_bits(word(b, ps[p].w), ps[p]);
+		});
+	return idx;
+}
+
+static pg_gpu_status
+host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
+{
+	err->status = st;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+	return st;
+}
+
+/*
+ * Close the current run: sort it; the only run of a sort stays as the output, any
+ * other becomes a sort_run for the merge (agg_engine.cu's sort_run_close).
+ */
+static pg_gpu_status
+sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = h->task;
 	uint64_t	n = h->rowref.size();
 	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
-	std::vector<uint32_t> idx(n);
-	int			nw = 2 * t.nkeys;
+	int			nw = h->nwords;
+	bool		keep = last && h->nruns == 0;
+	sort_pass	ps[kMaxSortPasses];
+	int			np = sort_passes(t, h->nulls, h->longs, h->maxlen, ps);
+	auto		word = [&](uint64_t i, int w) { return h->words[i * nw + w]; };
+	std::vector<uint32_t> idx = host_sort_perm(n, ps, np, word);
 
-	for (uint64_t i = 0; i < n; i++)
-		idx[i] = (uint32_t) i;
-	for (int k = t.nkeys - 1; k >= 0; k--)
-	{
-		int			ty = t.keys[k].type;
-		int			npass = (sort_key_wide(ty) && ((h->nulls >> k) & 1)) ? 2 : 1;
+	h->seen_rows += n;
+	h->seen_nulls |= h->nulls;
+	h->seen_longs |= h->longs;
+	for (int k = 0; k < t.nkeys; k++)
+		h->seen_maxlen[k] = std::max(h->seen_maxlen[k], h->maxlen[k]);
+	for (uint64_t i = 1; h->longs && i < n; i++)
+		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
+							[&](int w) { return word(idx[i], w); }))
+			return host_error(err, PG_GPU_UNORDERED,
+							  "text sort keys are equal in their first 64 bytes");
 
-		for (int ps = 0; ps < npass; ps++)
-		{
-			int			wi = 2 * k + ps;
+	std::vector<uint64_t> off(m + 1, 0),
+				ref(m, 0);
+	std::vector<char> tuples;
 
-			std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-				return h->words[(size_t) a * nw + wi] < h->words[(size_t) b * nw + wi];
-			});
-		}
-	}
-	h->off.assign(m + 1, 0);
-	h->sorted_ref.assign(m, 0);
 	for (uint64_t i = 0; i < m; i++)
 	{
-		uint64_t	r = h->rowref[idx[i]];
-
-		h->sorted_ref[i] = r;
-		h->off[i + 1] = h->off[i] + (((r & 0xFFFF) + 7) & ~7ULL);
+		ref[i] = h->rowref[idx[i]];
+		off[i + 1] = off[i] + (((ref[i] & 0xFFFF) + 7) & ~7ULL);
 	}
-	h->out.assign(h->off[m], 0);
+	tuples.assign(off[m], 0);
 	for (uint64_t i = 0; i < m; i++)
 	{
-		uint64_t	r = h->sorted_ref[i];
-		const uint8_t *pg = h->store.data() + (r >> 32) * PG_GPU_BLCKSZ;
-		uint32_t	lp = (uint32_t) (r >> 16) & 0xFFFF;
+		const uint8_t *pg = h->store.data() + ((ref[i] >> 32) - h->run_page0) * PG_GPU_BLCKSZ;
+		uint32_t	lp = (uint32_t) (ref[i] >> 16) & 0xFFFF;
 		uint32_t	w;
 
 		memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
-		memcpy(h->out.data() + h->off[i], pg + PG_GPU_LP_OFF(w), r & 0xFFFF);
+		memcpy(tuples.data() + off[i], pg + PG_GPU_LP_OFF(w), ref[i] & 0xFFFF);
 	}
-	h->next_row = 0;
+	if (keep)
+	{
+		h->out.swap(tuples);
+		h->off.swap(off);
+		h->sorted_ref.swap(ref);
+		h->nsorted = m;
+		h->next_row = 0;
+	}
+	else if (n > 0)
+	{
+		sort_run	R;
+
+		R.n = m;
+		R.tuples.swap(tuples);
+		R.off.swap(off);
+		R.ref.swap(ref);
+		R.words.resize((size_t) nw * m);
+		for (uint64_t i = 0; i < m; i++)
+			for (int w = 0; w < nw; w++)
+				R.words[(size_t) w * m + i] = word(idx[i], w);
+		h->merge.runs.push_back(std::move(R));
+		h->nruns++;
+	}
+	h->run_page0 = h->pages;
 	std::vector<uint8_t>().swap(h->store);
 	std::vector<uint64_t>().swap(h->words);
+	h->rowref.clear();
+	h->nulls = h->longs = 0;
+	memset(h->maxlen, 0, sizeof(h->maxlen));
+	return PG_GPU_OK;
+}
+
+/* Before a chunk: a new run when this one cannot take it (sort_reserve). */
+static pg_gpu_status
+sort_reserve_host(host_agg *h, int npages, uint64_t tuples, pg_gpu_error *err)
+{
+	if ((int64_t) (h->store.size() / PG_GPU_BLCKSZ) + npages > h->shape.run_pages ||
+		h->rowref.size() + tuples > h->shape.run_rows)
+		return sort_close_run(h, false, err);
+	return PG_GPU_OK;
+}
+
+static pg_gpu_status
+sort_finish_host(host_agg *h, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = h->task;
+	sort_merge &mg = h->merge;
+	pg_gpu_status st;
+
+	if ((st = sort_close_run(h, true, err)) != PG_GPU_OK)
+		return st;
+	if (h->nruns == 0)
+		return PG_GPU_OK;
+	if (h->seen_longs)
+		return host_error(err, PG_GPU_UNORDERED,
+						  "text sort keys longer than 64 bytes are not merged on the GPU");
+	if ((uint64_t) h->nruns > h->shape.batch_bytes / PG_GPU_BLCKSZ)
+		return host_error(err, PG_GPU_OUT_OF_MEMORY, "too many sorted runs to merge");
+	mg.nwords = h->nwords;
+	mg.cur.assign(mg.runs.size(), 0);
+	mg.npasses = sort_passes(t, h->seen_nulls, h->seen_longs, h->seen_maxlen, mg.passes);
+	h->nsorted = 0;
+	for (const sort_run &r : mg.runs)
+		h->nsorted += r.n;
+	if (t.sort_limit > 0 && (uint64_t) t.sort_limit < h->nsorted)
+		h->nsorted = (uint64_t) t.sort_limit;
+	h->emitted = 0;
+	return PG_GPU_OK;
+}
+
+/* The next merge block, sorted as the GPU sorts it, as the output batch. */
+static void
+merge_block_host(host_agg *h, pg_gpu_sort_batch *out)
+{
+	sort_merge &mg = h->merge;
+	std::vector<uint64_t> take;
+	uint64_t	n = mg.plan(h->shape.merge_rows, h->shape.batch_bytes, take);
+	std::vector<std::pair<int, uint64_t>> rows;	/* (run, row) */
+
+	rows.reserve(n);
+	for (size_t r = 0; r < take.size(); r++)
+	{
+		for (uint64_t i = 0; i < take[r]; i++)
+			rows.emplace_back((int) r, mg.cur[r] + i);
+		mg.cur[r] += take[r];
+	}
+	std::vector<uint32_t> idx = host_sort_perm(n, mg.passes, mg.npasses, [&](uint64_t i, int w) {
+		return mg.word(rows[i].first, rows[i].second, w);
+	});
+
+	h->off.assign(n + 1, 0);
+	h->sorted_ref.assign(n, 0);
+	for (uint64_t i = 0; i < n; i++)
+	{
+		const sort_run &R = mg.runs[rows[idx[i]].first];
+		uint64_t	j = rows[idx[i]].second;
+
+		h->sorted_ref[i] = R.ref[j];
+		h->off[i + 1] = h->off[i] + (R.off[j + 1] - R.off[j]);
+	}
+	h->out.assign(h->off[n], 0);
+	for (uint64_t i = 0; i < n; i++)
+	{
+		const sort_run &R = mg.runs[rows[idx[i]].first];
+		uint64_t	j = rows[idx[i]].second;
+
+		memcpy(h->out.data() + h->off[i], R.tuples.data() + R.off[j], R.off[j + 1] - R.off[j]);
+	}
+	if (h->emitted + n > h->nsorted)
+		n = h->nsorted - h->emitted;
+	h->emitted += n;
+	out->nrows = (int64_t) n;
+	out->data = h->out.data();
+	out->off = h->off.data();
+	out->ref = h->sorted_ref.data();
 }
 
 pg_gpu_status
 host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 {
-	uint64_t	m = h->sorted_ref.size();
+	uint64_t	m = h->nsorted;
 	uint64_t	r0 = h->next_row;
 	uint64_t	r1 = r0;
 
 	memset(out, 0, sizeof(*out));
+	if (h->nruns > 0)
+	{
+		if (h->emitted < h->nsorted)
+			merge_block_host(h, out);
+		return PG_GPU_OK;
+	}
 	if (r0 >= m)
 		return PG_GPU_OK;
 	while (r1 < m && (r1 == r0 || h->off[r1 + 1] - h->off[r0] <= kHostSortBatch))
@@ -301,6 +470,18 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	}
 	h->task = *task;
 	h->capacity = task->chunk_pages;
+	if (task->sort)
+	{
+		h->nwords = sort_row_words(*task);
+		if (!sort_plan_shape(task->sort_budget > 0 ? (uint64_t) task->sort_budget : (1ULL << 62),
+							 h->nwords, h->capacity, task->gather != 0, &h->shape))
+		{
+			host_error(err, PG_GPU_OUT_OF_MEMORY, "the GPU memory budget is too small to sort");
+			delete h;
+			return nullptr;
+		}
+		h->capacity = h->shape.chunk_pages;
+	}
 	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 	{
 		h->refs[s].resize(h->capacity);
@@ -336,6 +517,16 @@ host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out)
 pg_gpu_status
 host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 {
+	if (h->task.sort)
+	{
+		uint64_t	tuples = 0;
+		pg_gpu_status st;
+
+		for (int p = 0; p < npages; p++)
+			tuples += h->refs[slot][p].nlp;
+		if ((st = sort_reserve_host(h, npages, tuples, err)) != PG_GPU_OK)
+			return st;
+	}
 	for (int p = 0; p < npages && !h->expr_error; p++)
 	{
 		const pg_gpu_page_ref &ref = h->refs[slot][p];
@@ -400,8 +591,12 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 		res->cols[c] = h->acc[c];
 	if (h->task.sort)
 	{
-		res->nrows = (int64_t) h->rowref.size();
-		sort_finish_host(h);
+		pg_gpu_status st = sort_finish_host(h, err);
+
+		if (st != PG_GPU_OK)
+			return st;
+		res->nrows = (int64_t) h->seen_rows;
+		res->sort_runs = h->nruns;
 	}
 	else if (h->task.nkeys > 0)
 	{

@@ -129,6 +129,26 @@ device_memory_limit()
 	return g_memory_limit;
 }
 
+/* Bytes a task may plan to use: the limit, or 90% of what is free or cached. */
+uint64_t
+device_budget()
+{
+	size_t		free_b = 0,
+				total_b = 0;
+	uint64_t	cached = 0;
+
+	if (g_memory_limit)
+		return g_memory_limit;
+	for (auto &kv : g_device_pool.free_blocks)
+		cached += kv.first;
+	if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return cached;
+	}
+	return (uint64_t) ((free_b + cached) * 0.9);
+}
+
 pg_gpu_status
 device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 {

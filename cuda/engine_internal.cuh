@@ -38,6 +38,7 @@ void		device_free(void *ptr);
 pg_gpu_status pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err);
 void		pinned_free(void *ptr);
 uint64_t	device_memory_limit();
+uint64_t	device_budget();
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

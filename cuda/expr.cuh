@@ -305,6 +305,9 @@ load_col(const uint8_t *p, int t)
 		case PG_GPU_BPCHAR:
 			text_value(p, v);
 			break;
+		case PG_GPU_BOOL:
+			v.bits = p[0] != 0;
+			break;
 		case PG_GPU_INT2:
 			{
 				int16_t		x;

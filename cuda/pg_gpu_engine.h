@@ -34,6 +34,8 @@ typedef enum pg_gpu_status
 								 * by zero, overflow): re-run on the CPU */
 	PG_GPU_TOASTED,				/* a text value the kernels read is compressed
 								 * or out of line: re-run on the CPU */
+	PG_GPU_UNORDERED,			/* text sort keys equal in their first 64 bytes
+								 * and longer: re-run on the CPU */
 	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
 } pg_gpu_status;
 
@@ -227,6 +229,8 @@ typedef struct pg_gpu_agg_task
 	uint8_t		key_nulls_first[PG_GPU_MAX_KEYS];
 	int64_t		total_pages;
 	int64_t		sort_limit;
+	int64_t		sort_budget;	/* device bytes a sort may use; 0: the device's
+								 * (or pg_gpu.device_memory_limit's) */
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
@@ -266,6 +270,7 @@ typedef struct pg_gpu_col_state
 typedef struct pg_gpu_agg_result
 {
 	int64_t		nrows;			/* tuples that passed the filter: count(*) */
+	int32_t		sort_runs;		/* GpuSort: runs merged (0: sorted in one piece) */
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
 	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
 	int32_t		grows;			/* grouped: times the hash table was enlarged */
@@ -341,6 +346,9 @@ typedef struct pg_gpu_sort_batch
 } pg_gpu_sort_batch;
 
 pg_gpu_status pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err);
+
+/* Whether a sort task's keys fit the engine's sort words (text keys take nine). */
+int			pg_gpu_sort_words_ok(const pg_gpu_agg_task *task);
 
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);

@@ -1,18 +1,29 @@
 /*
- * sort.cuh — GpuSort's key encoding, shared by the kernels and the host emulation.
+ * sort.cuh — GpuSort's key encoding and pass plan, shared by the kernels, the
+ * engine's host side and the host emulation.
  *
  * Every sort key becomes unsigned words whose unsigned order is the key's order
  * under PostgreSQL's default btree operator class, with the direction and NULL
  * placement of its ORDER BY item folded in (SEMANTICS.md 10):
  *
  *   narrow keys (int2, int4, date, float4, bool): one word, NULL rank << 32 | value
- *   wide keys (int8, timestamp[tz], float8):      a value word, and a NULL-rank word
+ *   wide keys (int8, timestamp[tz], float8):      a value word, then a rank word
+ *   text keys (text, varchar, bpchar; byte-order collations only):
+ *       kTextSortWords value words holding the first 8 * kTextSortWords bytes,
+ *       big-endian, zero-padded (text holds no NUL byte, so a shorter string that
+ *       is a prefix of a longer one sorts first, as in memcmp-then-length order;
+ *       bpchar without its trailing blanks), then a rank word: bit 0 the NULL
+ *       rank, bit 1 "longer than the prefix".
  *
  * Floats: all NaNs are one value above +Infinity, -0 is 0.  DESC flips the value
- * bits, not the NULL rank, which follows NULLS FIRST/LAST alone.  The engine sorts
- * the words least significant key first with a stable radix sort (CUB), one pass
- * per word (a NULL-rank pass only when the key met a NULL), so the result is the
- * lexicographic order of the keys.
+ * bits (and the "longer" bit), not the NULL rank, which follows NULLS FIRST/LAST
+ * alone.  The engine sorts least significant first with stable radix passes (CUB),
+ * one pass per word or bit range that can differ (sort_passes), so the result is
+ * the lexicographic order of the keys.
+ *
+ * Two text values longer than the prefix with equal prefixes are not ordered by
+ * their words: sort_unresolved() finds such neighbours and the engine gives the
+ * query back to PostgreSQL (PG_GPU_UNSUPPORTED) rather than guess.
  */
 #ifndef PG_GPU_SORT_CUH
 #define PG_GPU_SORT_CUH
@@ -22,20 +33,47 @@
 namespace pg_gpu {
 namespace cuda {
 
+constexpr int kTextSortWords = 8;	/* 64 bytes of prefix */
+constexpr int kTextSortBytes = 8 * kTextSortWords;
+constexpr int kMaxSortWords = 20;
+constexpr int kMaxSortPasses = 2 * kMaxSortWords + 2 * PG_GPU_MAX_KEYS;
+
 PG_GPU_HD bool
 sort_key_wide(int type)
 {
 	return type == PG_GPU_INT8 || type == PG_GPU_TIMESTAMP || type == PG_GPU_FLOAT8;
 }
 
-/* Bits of a key's value word that the radix sort must look at. */
+/* Words of one key (value words, and a rank word for wide and text keys). */
 PG_GPU_HD int
-sort_value_bits(int type)
+sort_key_words(int type)
 {
-	return sort_key_wide(type) ? 64 : 33;
+	return is_text_type(type) ? kTextSortWords + 1 : sort_key_wide(type) ? 2 : 1;
 }
 
-/* Order-preserving encoding of a non-NULL key value, ascending. */
+/* Words of a row; > kMaxSortWords: the task cannot sort. */
+PG_GPU_HD int
+sort_row_words(const pg_gpu_agg_task &t)
+{
+	int			n = 0;
+
+	for (int k = 0; k < t.nkeys; k++)
+		n += sort_key_words(t.keys[k].type);
+	return n;
+}
+
+/* Index of key k's first word. */
+PG_GPU_HD int
+sort_key_word0(const pg_gpu_agg_task &t, int k)
+{
+	int			n = 0;
+
+	for (int j = 0; j < k; j++)
+		n += sort_key_words(t.keys[j].type);
+	return n;
+}
+
+/* Order-preserving encoding of a non-NULL fixed-width key value, ascending. */
 PG_GPU_HD uint64_t
 sort_value_enc(const pval &v, int type)
 {
@@ -76,39 +114,221 @@ sort_value_enc(const pval &v, int type)
 }
 
 /*
- * A row's sort words: w[2k] the value word of key k, w[2k + 1] its NULL rank (wide
- * keys).  *nulls gets bit k set when key k is NULL.
+ * A row's sort words, w[0 .. sort_row_words).  Bit k of *nulls: key k is NULL;
+ * bit k of *longs: text key k is longer than the prefix; lens[k]: text key k's
+ * length in bytes (0 when NULL).
  */
 PG_GPU_HD void
-sort_encode(const pg_gpu_agg_task &t, const pval *keys, uint64_t *w, uint32_t *nulls)
+sort_encode(const pg_gpu_agg_task &t, const pval *keys, uint64_t *w, uint32_t *nulls,
+			uint32_t *longs, uint32_t *lens)
 {
+	int			at = 0;
+
 	*nulls = 0;
+	*longs = 0;
 	for (int k = 0; k < t.nkeys; k++)
 	{
 		int			ty = t.keys[k].type;
-		bool		wide = sort_key_wide(ty);
+		bool		desc = t.key_desc[k] != 0;
 		uint64_t	rank = (keys[k].null == (t.key_nulls_first[k] != 0)) ? 0 : 1;
-		uint64_t	v = 0;
 
+		lens[k] = 0;
 		if (keys[k].null)
 			*nulls |= 1u << k;
-		else
+		if (is_text_type(ty))
+		{
+			const uint8_t *p = (const uint8_t *) (uintptr_t) keys[k].bits;
+			uint32_t	len = keys[k].null ? 0 : text_len(p, keys[k].len, ty);
+			bool		flip = desc && !keys[k].null;
+			uint64_t	lng = len > (uint32_t) kTextSortBytes ? 1 : 0;
+
+			for (int j = 0; j < kTextSortWords; j++)
+			{
+				uint64_t	v = 0;
+
+				for (int b = 0; b < 8; b++)
+				{
+					uint32_t	i = 8 * j + b;
+
+					v = (v << 8) | (i < len ? p[i] : 0);
+				}
+				w[at + j] = flip ? ~v : v;
+			}
+			if (lng)
+				*longs |= 1u << k;
+			lens[k] = len;
+			w[at + kTextSortWords] = rank | ((flip ? lng ^ 1 : lng) << 1);
+			at += kTextSortWords + 1;
+			continue;
+		}
+		uint64_t	v = 0;
+
+		if (!keys[k].null)
 		{
 			v = sort_value_enc(keys[k], ty);
-			if (t.key_desc[k])
-				v = wide ? ~v : (v ^ 0xFFFFFFFFu);
+			if (desc)
+				v = sort_key_wide(ty) ? ~v : (v ^ 0xFFFFFFFFu);
 		}
-		if (wide)
+		if (sort_key_wide(ty))
 		{
-			w[2 * k] = v;
-			w[2 * k + 1] = rank;
+			w[at] = v;
+			w[at + 1] = rank;
+			at += 2;
 		}
 		else
+			w[at++] = (rank << 32) | v;
+	}
+}
+
+/* One radix pass: bits [begin, end) of word w. */
+struct sort_pass
+{
+	int8_t		w;
+	int8_t		begin;
+	int8_t		end;
+};
+
+/*
+ * The passes, least significant first, given what the rows showed: bit k of nulls
+ * (key k met a NULL), of longs (text key k met a value longer than the prefix),
+ * and text key k's longest value (maxlen[k]).  Words no row can tell apart are
+ * skipped.
+ */
+PG_GPU_HD int
+sort_passes(const pg_gpu_agg_task &t, uint32_t nulls, uint32_t longs, const uint32_t *maxlen,
+			sort_pass *out)
+{
+	int			n = 0;
+
+	for (int k = t.nkeys - 1; k >= 0; k--)
+	{
+		int			ty = t.keys[k].type;
+		int			w0 = sort_key_word0(t, k);
+
+		if (is_text_type(ty))
 		{
-			w[2 * k] = (rank << 32) | v;
-			w[2 * k + 1] = 0;
+			uint32_t	len = maxlen[k] < (uint32_t) kTextSortBytes ? maxlen[k] : kTextSortBytes;
+			int			nw = (int) ((len + 7) / 8);
+
+			/* DESC: an all-zero prefix becomes all ones, still one value */
+			if ((longs >> k) & 1)
+				out[n++] = {(int8_t) (w0 + kTextSortWords), 1, 2};
+			for (int j = nw - 1; j >= 0; j--)
+				out[n++] = {(int8_t) (w0 + j), 0, 64};
+			if ((nulls >> k) & 1)
+				out[n++] = {(int8_t) (w0 + kTextSortWords), 0, 1};
+		}
+		else if (sort_key_wide(ty))
+		{
+			out[n++] = {(int8_t) w0, 0, 64};
+			if ((nulls >> k) & 1)
+				out[n++] = {(int8_t) (w0 + 1), 0, 1};
+		}
+		else
+			out[n++] = {(int8_t) w0, 0, 33};
+	}
+	return n;
+}
+
+PG_GPU_HD uint64_t
+pass_bits(uint64_t w, const sort_pass &p)
+{
+	uint64_t	v = w >> p.begin;
+
+	return p.end - p.begin >= 64 ? v : v & ((1ULL << (p.end - p.begin)) - 1);
+}
+
+/*
+ * Two rows whose words are all equal, with a text key that is longer than the
+ * prefix in both (and equal up to there): their order is unknown.  a(i) and b(i)
+ * give the rows' word i.
+ */
+template <typename A, typename B>
+PG_GPU_HD bool
+sort_unresolved(const pg_gpu_agg_task &t, A a, B b)
+{
+	int			at = 0;
+
+	for (int k = 0; k < t.nkeys; k++)
+	{
+		int			nw = sort_key_words(t.keys[k].type);
+
+		for (int j = 0; j < nw; j++)
+			if (a(at + j) != b(at + j))
+				return false;
+		if (is_text_type(t.keys[k].type))
+		{
+			uint64_t	rw = a(at + kTextSortWords);
+			bool		is_null = (rw & 1) == (t.key_nulls_first[k] ? 0u : 1u);
+			bool		lng = ((rw >> 1) & 1) != (t.key_desc[k] ? 1u : 0u);
+
+			if (!is_null && lng)
+				return true;
+		}
+		at += nw;
+	}
+	return false;
+}
+
+/*
+ * How a sort uses a device memory budget of `budget` bytes (both the engine and
+ * its host emulation).  Output batches and merge blocks hold up to batch_bytes of
+ * tuples; a run keeps at most run_pages pages and run_rows rows, and a chunk of
+ * chunk_pages pages always fits in a run.  Returns false when the budget is too
+ * small for a one-page chunk.
+ */
+struct sort_shape
+{
+	int			chunk_pages;
+	int64_t		run_pages;
+	uint64_t	run_rows;
+	uint64_t	batch_bytes;
+	uint64_t	batch_rows;		/* tuples are at least 24 bytes */
+	uint64_t	merge_rows;
+};
+
+constexpr int kMaxTuplesPerPage = 291;	/* MaxHeapTuplesPerPage, 8 kB pages */
+
+inline uint64_t
+pow2_floor(uint64_t v)
+{
+	uint64_t	c = 1;
+
+	while (c * 2 <= v)
+		c *= 2;
+	return v ? c : 0;
+}
+
+inline bool
+sort_plan_shape(uint64_t budget, int nwords, int chunk_pages, bool gather, sort_shape *sh)
+{
+	uint64_t	bb = budget / 16;
+
+	bb = bb < (256u << 10) ? (256u << 10) : bb > (64u << 20) ? (64u << 20) : bb;
+	sh->batch_bytes = bb;
+	sh->batch_rows = bb / 24 + 1;
+	sh->merge_rows = bb / 64;
+	for (int cp = chunk_pages; cp >= 1; cp /= 2)
+	{
+		/* three slots of staging, references and visibility words */
+		uint64_t	slots = 3ULL * cp * ((gather ? PG_GPU_BLCKSZ : 0) + 64 + 4 * PG_GPU_VIS_WORDS);
+		uint64_t	fixed = slots + 2 * bb + 2 * sh->batch_rows * 16 + (1u << 20);
+
+		if (fixed >= budget)
+			continue;
+		uint64_t	avail = (budget - fixed) / 2;
+		uint64_t	pages = pow2_floor(avail / PG_GPU_BLCKSZ);
+		uint64_t	rows = pow2_floor(avail / (8ULL * nwords + 64));
+
+		if (pages >= (uint64_t) cp && rows >= (uint64_t) cp * kMaxTuplesPerPage + 1)
+		{
+			sh->chunk_pages = cp;
+			sh->run_pages = (int64_t) pages;
+			sh->run_rows = rows - 1;	/* offsets need one more */
+			return true;
 		}
 	}
+	return false;
 }
 
 /* Row reference: page ordinal, line pointer number (from 1), tuple length. */

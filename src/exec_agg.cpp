@@ -405,6 +405,8 @@ fallback_for(pg_gpu_status st)
 			return PG_GPU_FB_EXPR_ERROR;
 		case PG_GPU_TOASTED:
 			return PG_GPU_FB_TOASTED;
+		case PG_GPU_UNORDERED:
+			return PG_GPU_FB_LONG_TEXT;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
@@ -694,6 +696,7 @@ run_on_gpu(GpuAggState *s)
 	if (s->sort)
 	{
 		s->task.total_pages = Max(nblocks, 1);
+		s->task.sort_budget = (int64) pg_gpu_device_memory_limit * 1024;
 		s->page_blk = (BlockNumber *) MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
 															 sizeof(BlockNumber) * Max(nblocks, 1));
 		s->npage_blk = 0;
@@ -1020,7 +1023,8 @@ ExecGpuAggImpl(GpuAggState *s)
 		s->fallback = true;
 		PgGpuStatsFallback(node, s->fb_reason);
 		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
-			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED)
+			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED &&
+			s->fb_reason != PG_GPU_FB_LONG_TEXT)
 			ereport(WARNING,
 					(errmsg("%s fell back to the CPU: %s", s->sort ? "GpuSort" : "GpuAgg",
 							PgGpuFallbackName(s->fb_reason)),
@@ -1101,7 +1105,11 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
 		if (s->sort)
+		{
 			ExplainPropertyInteger("Rows Sorted", NULL, s->res.nrows, es);
+			if (s->res.sort_runs > 0)
+				ExplainPropertyInteger("Sorted Runs Merged", NULL, s->res.sort_runs, es);
+		}
 		if (s->nkeys > 0)
 		{
 			ExplainPropertyInteger("Groups", NULL, s->res.ngroups, es);
@@ -1115,7 +1123,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
-			ExplainPropertyFloat("GpuAgg Wall Time", "ms", s->wall_ms, 3, es);
+			ExplainPropertyFloat(s->sort ? "GpuSort Wall Time" : "GpuAgg Wall Time", "ms",
+								 s->wall_ms, 3, es);
 			ExplainPropertyFloat("CPU Setup Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_setup), 3, es);
 			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_pages), 3, es);
 			ExplainPropertyFloat("CPU Wait Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_wait), 3, es);

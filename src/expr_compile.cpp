@@ -440,7 +440,7 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 				int			t = PgGpuValueType(v->vartype);
 
 				if (v->varno != (int) c->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
-					t == 0 || t == PG_GPU_BOOL)
+					t == 0)
 					return false;
 				if (!use_attribute(c, v->varattno - 1, t))
 					return false;

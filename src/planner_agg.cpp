@@ -618,18 +618,23 @@ sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr 
 	if (!is_table_column(expr, comp->relid) || k >= PG_GPU_MAX_KEYS)
 		return false;
 	if (t != PG_GPU_INT2 && t != PG_GPU_INT4 && t != PG_GPU_INT8 && t != PG_GPU_FLOAT4 &&
-		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP)
+		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP && t != PG_GPU_BOOL &&
+		t != PG_GPU_TEXT && t != PG_GPU_BPCHAR)
+		return false;
+	/* text: a byte sort is the collation's order only under C, POSIX or C.UTF-8 */
+	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
+		!PgGpuCollationIsBytewise(exprCollation((Node *) expr)))
 		return false;
 	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
 		opfamily != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)) ||
-		opcintype != type)
+		(opcintype != type && !(t == PG_GPU_TEXT && opcintype == TEXTOID)))
 		return false;
 	if (!PgGpuCompileExpr(comp, expr, &task->keys[k]) || task->keys[k].type != t)
 		return false;
 	task->key_desc[k] = (strategy == BTGreaterStrategyNumber);
 	task->key_nulls_first[k] = sgc->nulls_first;
 	task->nkeys++;
-	return true;
+	return pg_gpu_sort_words_ok(task);
 }
 
 /*

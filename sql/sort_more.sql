@@ -1,0 +1,99 @@
+--
+-- GpuSort: text, varchar, bpchar and bool keys (byte order under the C collation
+-- only; an ICU collation keeps PostgreSQL's sort), text keys longer than the
+-- GPU's 64-byte prefix, and sorts larger than the GPU memory budget (sorted runs,
+-- merged)
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE sx (id int4, t text COLLATE "C", v varchar(200) COLLATE "C",
+                 b char(6) COLLATE "C", ok bool, f8 float8, tu text COLLATE "und-x-icu",
+                 lt text COLLATE "C");
+INSERT INTO sx SELECT i,
+  -- md5 keys with duplicates, NULLs and empty strings
+  CASE WHEN i % 29 = 0 THEN NULL WHEN i % 31 = 0 THEN '' ELSE md5((i % 5000)::text) END,
+  -- prefixes of one another, multibyte UTF-8, values of 96 bytes (longer than
+  -- the prefix, told apart within it)
+  CASE WHEN i % 37 = 0 THEN NULL
+       WHEN i % 5 = 0 THEN left(md5((i % 300)::text), i % 9)
+       WHEN i % 5 = 1 THEN 'é' || (i % 50) || 'ü'
+       WHEN i % 5 = 2 THEN md5((i % 700)::text) || md5(i::text) || md5((i + 1)::text)
+       ELSE 'Z' || (i % 40) END,
+  -- trailing blanks are not significant in char(n); a tab sorts below nothing
+  CASE WHEN i % 43 = 0 THEN NULL
+       WHEN i % 4 = 0 THEN 'ab'
+       WHEN i % 4 = 1 THEN 'ab ' || chr(9)
+       WHEN i % 4 = 2 THEN 'a' || (i % 10)
+       ELSE '' END,
+  CASE WHEN i % 3 = 0 THEN NULL ELSE i % 2 = 0 END,
+  ((i * 31) % 97 - 48) / 8.0,
+  'w' || (i % 100),
+  -- longer than the prefix and equal in it: the GPU cannot order them
+  repeat('q', 70) || (i % 5)
+  FROM generate_series(1, 30000) i;
+VACUUM ANALYZE sx;
+
+SET pg_gpu.enabled = off;
+\i sql/include/sort_more_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+\i sql/include/sort_more_q.sql
+-- larger than the GPU memory budget: sorted runs of at most 128 pages merged
+SET pg_gpu.device_memory_limit = '4MB';
+\i sql/include/sort_more_q.sql
+RESET pg_gpu.device_memory_limit;
+
+-- what the GPU did (where there is none, the fallback to PostgreSQL is all there is
+-- to see): sorted, sorted in merged runs, or gave the sort back for a reason
+CREATE FUNCTION gpusort_did(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
+  p := p -> 0 -> 'Plan';
+  WHILE p IS NOT NULL AND coalesce(p ->> 'Custom Plan Provider', '') <> 'GpuSort' LOOP
+    p := p -> 'Plans' -> 0;
+  END LOOP;
+  IF p IS NULL THEN
+    RETURN 'no GpuSort';
+  ELSIF p ->> 'Fallback' IN ('no gpu', 'not compiled') THEN
+    RETURN 'ok';
+  ELSIF want = 'runs' AND p ->> 'Fallback' IS NULL AND (p ->> 'Sorted Runs Merged')::int > 1 THEN
+    RETURN 'ok';
+  ELSIF want = 'gpu' AND p ->> 'Fallback' IS NULL AND p ->> 'Sorted Runs Merged' IS NULL THEN
+    RETURN 'ok';
+  ELSIF p ->> 'Fallback' = want THEN
+    RETURN 'ok';
+  END IF;
+  RETURN coalesce(p ->> 'Fallback', 'runs: ' || coalesce(p ->> 'Sorted Runs Merged', 'none'));
+END $$;
+SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'gpu');
+SET pg_gpu.device_memory_limit = '4MB';
+SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'runs');
+SELECT gpusort_did('SELECT * FROM sx ORDER BY b, t DESC, id', 'runs');
+SELECT gpusort_did('SELECT id FROM sx WHERE ok ORDER BY f8 DESC, id LIMIT 10', 'runs');
+-- a run of long text keys is sorted, but runs of them are not merged
+SELECT gpusort_did('SELECT id FROM sx ORDER BY v, id', 'long text ties');
+RESET pg_gpu.device_memory_limit;
+SELECT gpusort_did('SELECT id FROM sx ORDER BY v, id', 'gpu');
+
+-- plan shapes: text keys under C sort on the GPU; under an ICU collation, or with
+-- a COLLATE to one, PostgreSQL sorts
+EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY t, id;
+EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY ok, b DESC, id;
+EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY tu, id;
+EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY t COLLATE "und-x-icu", id;
+-- three text keys need more sort words than a row has
+EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY t, v, b, id;
+-- keys equal in their first 64 bytes and longer: PostgreSQL re-runs the sort
+SET pg_gpu.expect_gpu = off;
+SELECT gpusort_did('SELECT id FROM sx ORDER BY lt, id', 'long text ties');
+SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;
+SET pg_gpu.enabled = off;
+SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;
+SET pg_gpu.enabled = on;
+RESET pg_gpu.expect_gpu;
+RESET pg_gpu.force;
+RESET pg_gpu.enabled;
+DROP FUNCTION gpusort_did(text, text);
+DROP TABLE sx;
