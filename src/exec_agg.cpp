@@ -154,6 +154,7 @@ typedef struct GpuAggState
 
 	/* GpuSort: the same page streaming, then the sorted tuples */
 	bool		sort;
+	bool		need_tid;		/* GpuSort: the output reads a system column */
 	BlockNumber *page_blk;		/* block of each submitted page, in order */
 	int64		npage_blk;
 	pg_gpu_sort_batch batch;
@@ -320,6 +321,17 @@ gpuagg_cleanup_callback(void *arg)
 	}
 }
 
+/* Whether an expression reads a system column (ctid and the like). */
+static bool
+reads_system_column(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varattno < 0;
+	return expression_tree_walker(node, (bool (*)()) (void *) reads_system_column, context);
+}
+
 static void
 BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 {
@@ -371,6 +383,9 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 		ExecAssignScanProjectionInfoWithVarno(&s->css.ss, cscan->scan.scanrelid);
 		/* the fallback hands up its child's slots as they are: of another kind */
 		s->css.ss.ps.resultopsfixed = false;
+		s->need_tid = reads_system_column((Node *) cscan->scan.plan.targetlist, NULL) ||
+			reads_system_column((Node *) cscan->scan.plan.qual, NULL);
+		ItemPointerSetInvalid(&s->htup.t_self);
 	}
 
 	/* the fallback: PostgreSQL's own partial aggregate */
@@ -959,7 +974,10 @@ next_sorted(GpuAggState *s)
 		s->htup.t_len = (uint32) (r & 0xFFFF);
 		s->htup.t_data = (HeapTupleHeader) (s->batch.data +
 											(s->batch.off[s->batch_pos] - s->batch.off[0]));
-		ItemPointerSet(&s->htup.t_self, s->page_blk[r >> 32], (OffsetNumber) ((r >> 16) & 0xFFFF));
+		/* a random read per row (the rows are in key order): only when asked for */
+		if (s->need_tid)
+			ItemPointerSet(&s->htup.t_self, s->page_blk[r >> 32],
+						   (OffsetNumber) ((r >> 16) & 0xFFFF));
 		s->htup.t_tableOid = relid;
 		s->batch_pos++;
 		ExecStoreHeapTuple(&s->htup, scanslot, false);
