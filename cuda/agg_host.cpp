@@ -73,9 +73,9 @@ struct host_agg
 	int			nruns = 0;
 	sort_merge	merge;
 	/* the sorted rows: a one-run sort's, or the current merge block's */
-	std::vector<char> out;
-	std::vector<uint64_t> off;
-	std::vector<uint64_t> sorted_ref;
+	raw_vector<char> out;
+	raw_vector<uint64_t> off;
+	raw_vector<uint64_t> sorted_ref;
 	uint64_t	nsorted = 0;	/* rows to hand out */
 	uint64_t	next_row = 0;	/* of out (one run) */
 	uint64_t	emitted = 0;	/* merge: rows handed out */
@@ -171,9 +171,9 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 			return host_error(err, PG_GPU_UNORDERED,
 							  "text sort keys are equal in their first 64 bytes");
 
-	std::vector<uint64_t> off(m + 1, 0),
+	raw_vector<uint64_t> off(m + 1, 0),
 				ref(m, 0);
-	std::vector<char> tuples;
+	raw_vector<char> tuples;
 
 	for (uint64_t i = 0; i < m; i++)
 	{

@@ -15,6 +15,8 @@
 #ifndef PG_GPU_SORT_MERGE_H
 #define PG_GPU_SORT_MERGE_H
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "sort.cuh"
@@ -22,13 +24,41 @@
 namespace pg_gpu {
 namespace cuda {
 
+/*
+ * A vector whose resize() leaves new elements uninitialised: a run's gigabytes are
+ * written by copies from the device, so zeroing them first would only cost time.
+ */
+template <typename T>
+struct uninit_alloc : std::allocator<T>
+{
+	template <typename U>
+	struct rebind
+	{
+		using other = uninit_alloc<U>;
+	};
+	uninit_alloc() = default;
+	template <typename U>
+	uninit_alloc(const uninit_alloc<U> &) {}
+	template <typename U, typename... A>
+	void		construct(U *p, A &&...a)
+	{
+		if constexpr (sizeof...(A) == 0)
+			::new ((void *) p) U;
+		else
+			::new ((void *) p) U(std::forward<A>(a)...);
+	}
+};
+
+template <typename T>
+using raw_vector = std::vector<T, uninit_alloc<T>>;
+
 struct sort_run
 {
 	uint64_t	n = 0;
-	std::vector<char> tuples;	/* sorted, each MAXALIGNed */
-	std::vector<uint64_t> off;	/* n + 1, into tuples */
-	std::vector<uint64_t> ref;	/* n */
-	std::vector<uint64_t> words;	/* word w of row i at words[w * n + i] */
+	raw_vector<char> tuples;	/* sorted, each MAXALIGNed */
+	raw_vector<uint64_t> off;	/* n + 1, into tuples */
+	raw_vector<uint64_t> ref;	/* n */
+	raw_vector<uint64_t> words;	/* word w of row i at words[w * n + i] */
 };
 
 struct sort_merge
