@@ -92,8 +92,18 @@ SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x
 SET pg_gpu.enabled = off;
 SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;
 SET pg_gpu.enabled = on;
+-- a compressed key value: PostgreSQL re-runs the sort
+CREATE TABLE sx_toast (id int4, t text COLLATE "C");
+INSERT INTO sx_toast SELECT i, 'k' || (i % 3) FROM generate_series(1, 1000) i;
+INSERT INTO sx_toast VALUES (2001, repeat('z', 100000));
+VACUUM ANALYZE sx_toast;
+SELECT gpusort_did('SELECT id FROM sx_toast ORDER BY t, id', 'toasted value');
+SELECT id, length(t) FROM sx_toast ORDER BY t DESC, id LIMIT 2;
+SET pg_gpu.enabled = off;
+SELECT id, length(t) FROM sx_toast ORDER BY t DESC, id LIMIT 2;
+SET pg_gpu.enabled = on;
 RESET pg_gpu.expect_gpu;
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP FUNCTION gpusort_did(text, text);
-DROP TABLE sx;
+DROP TABLE sx, sx_toast;
