@@ -357,15 +357,6 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 
 /* ---- ORDER BY ------------------------------------------------------------ */
 
-/* What the scan saw of the current run. */
-struct sort_stats
-{
-	unsigned long long count;	/* rows */
-	unsigned int nulls;			/* bit k: key k met a NULL */
-	unsigned int longs;			/* bit k: text key k met a value over the prefix */
-	unsigned int maxlen[PG_GPU_MAX_KEYS];	/* text key k's longest value */
-};
-
 /* Where the sort kernels put rows: per sort word arrays, row references. */
 struct sort_arrays
 {
@@ -396,7 +387,7 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 	unsigned long long nrows = 0;
 	uint32_t	nulls_seen = 0,
 				longs_seen = 0;
-	uint32_t	maxlen[PG_GPU_MAX_KEYS] = {0, 0, 0, 0};
+	uint32_t	maxlen[PG_GPU_MAX_KEYS] = {};
 
 	for (int p = blockIdx.x; p < npages; p += gridDim.x)
 	{
@@ -661,8 +652,7 @@ struct pg_gpu_agg
 	int64_t		store_pages = 0;
 	int64_t		run_page0 = 0;	/* global ordinal of the run's first page */
 	sort_stats	seen = {};		/* every run's, merged */
-	int			nruns = 0;		/* runs closed (sorted and copied to the host) */
-	sort_merge	merge;			/* those runs */
+	sort_merge	merge;			/* runs closed (sorted, copied to the host) */
 	/* after finish: a single run stays on the device, sorted */
 	uint64_t   *d_sref = nullptr;	/* sorted references */
 	uint64_t   *d_soff = nullptr;	/* their tuples' offsets (nsorted + 1) */
@@ -693,7 +683,6 @@ struct pg_gpu_agg
 	uint64_t   *blk_off = nullptr;
 	int		   *d_flag = nullptr;	/* unresolved neighbours */
 };
-
 
 static uint64_t
 pow2_at_least(uint64_t v)
@@ -812,7 +801,6 @@ sort_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 			return st;
 		PG_GPU_TRY(err, cudaEventCreateWithFlags(&o.ready, cudaEventDisableTiming));
 	}
-	agg->merge.nwords = agg->nwords;
 
 	/* a first guess of 32 rows a page; grown when a chunk could pass it */
 	uint64_t	rows = (uint64_t) agg->store_pages * 32;
@@ -839,9 +827,9 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 		return st;
 
 	/*
-	 * Under a device memory cap (a sort's shape counts its slots already), shrink the chunk so that every slot's buffers fit
-	 * (pool blocks are rounded up to powers of two).  Fixed costs first: partials
-	 * and counters per slot.
+	 * Under a device memory cap, shrink the chunk so that every slot's buffers fit
+	 * (pool blocks are rounded up to powers of two; a sort's shape has counted its
+	 * slots already).  Fixed costs first: partials and counters per slot.
 	 */
 	uint64_t	limit = device_memory_limit();
 
@@ -1348,9 +1336,9 @@ sort_rows(pg_gpu_agg *agg, uint64_t n, uint64_t *const *words, const sort_pass *
 	if (n > 0x7FFFFFFFULL)
 		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many rows for one GPU sort");
 	for (int i = 0; i < 2 && st == PG_GPU_OK; i++)
-		if ((st = device_alloc(n * sizeof(uint32_t) + 4, (void **) &idx[i], err)) == PG_GPU_OK &&
+		if ((st = device_alloc(n * sizeof(uint32_t), (void **) &idx[i], err)) == PG_GPU_OK &&
 			np > 0)
-			st = device_alloc(n * sizeof(uint64_t) + 8, (void **) &kw[i], err);
+			st = device_alloc(n * sizeof(uint64_t), (void **) &kw[i], err);
 	if (st == PG_GPU_OK && np > 0)
 		st = cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kw[0], kw[1], idx[0], idx[1],
 											 (int) n) == cudaSuccess ? PG_GPU_OK
@@ -1422,17 +1410,13 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 			   *soff = nullptr,
 			   *size = nullptr;
 	int			blocks = agg->max_blocks;
-	bool		keep = last && agg->nruns == 0;
+	bool		keep = last && agg->merge.runs.empty();
 	pg_gpu_status st;
 
 	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
 		return st;
 	PG_GPU_TRY(err, cudaMemcpy(&ss, agg->sa.stats, sizeof(ss), cudaMemcpyDeviceToHost));
-	agg->seen.count += ss.count;
-	agg->seen.nulls |= ss.nulls;
-	agg->seen.longs |= ss.longs;
-	for (int k = 0; k < t.nkeys; k++)
-		agg->seen.maxlen[k] = ss.maxlen[k] > agg->seen.maxlen[k] ? ss.maxlen[k] : agg->seen.maxlen[k];
+	sort_stats_add(agg->seen, ss);
 
 	uint64_t	n = ss.count;
 	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
@@ -1519,10 +1503,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		if (rc != cudaSuccess)
 			st = from_cuda(err, rc, "copying a sorted run");
 		else
-		{
 			agg->merge.runs.push_back(std::move(R));
-			agg->nruns++;
-		}
 	}
 	device_free(perm);
 	device_free(sref);
@@ -1531,9 +1512,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 	if (st != PG_GPU_OK)
 		return st;
 reset:
-	if (keep)
-		return PG_GPU_OK;
-	if (n == 0 && last)
+	if (last)
 		return PG_GPU_OK;
 	agg->run_page0 = agg->pages;
 	agg->sort_bound = 0;
@@ -1556,9 +1535,9 @@ sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	if ((st = sort_run_close(agg, true, err)) != PG_GPU_OK)
 		return st;
 	res->nrows = (int64_t) agg->seen.count;
-	res->sort_runs = agg->nruns;
+	res->sort_runs = (int32_t) mg.runs.size();
 	agg->next_row = 0;
-	if (agg->nruns == 0)
+	if (mg.runs.empty())
 		return PG_GPU_OK;
 
 	/* merging: the run's page store and row arrays are done with */
@@ -1571,20 +1550,12 @@ sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		device_free(*p);
 		*p = nullptr;
 	}
-	if (agg->seen.longs)
-		return set_error(err, PG_GPU_UNORDERED,
-						 "text sort keys longer than %d bytes are not merged on the GPU",
-						 kTextSortBytes);
-	if ((uint64_t) agg->nruns > agg->shape.batch_bytes / PG_GPU_BLCKSZ)
-		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many sorted runs (%d) to merge",
-						 agg->nruns);
-	mg.cur.assign(mg.runs.size(), 0);
-	mg.npasses = sort_passes(t, agg->seen.nulls, agg->seen.longs, agg->seen.maxlen, mg.passes);
-	agg->nsorted = 0;
-	for (const sort_run &r : mg.runs)
-		agg->nsorted += r.n;
-	if (t.sort_limit > 0 && (uint64_t) t.sort_limit < agg->nsorted)
-		agg->nsorted = (uint64_t) t.sort_limit;
+
+	const char *why = nullptr;
+
+	if ((st = mg.start(t, agg->seen, agg->shape.batch_bytes / PG_GPU_BLCKSZ, &agg->nsorted,
+					   &why)) != PG_GPU_OK)
+		return set_error(err, st, "%s", why);
 	for (int w = 0; w < agg->nwords; w++)
 		if ((st = device_alloc(R * sizeof(uint64_t), (void **) &agg->blk_w[w], err)) != PG_GPU_OK)
 			return st;
@@ -1701,7 +1672,8 @@ batch_fill(pg_gpu_agg *agg, pg_gpu_agg::OutBuf &o, pg_gpu_error *err)
 
 	o.nrows = 0;
 	if (agg->next_row < agg->nsorted)
-		st = agg->nruns == 0 ? batch_from_device(agg, o, err) : batch_from_runs(agg, o, err);
+		st = agg->merge.runs.empty() ? batch_from_device(agg, o, err)
+			: batch_from_runs(agg, o, err);
 	if (st == PG_GPU_OK)
 		PG_GPU_TRY(err, cudaEventRecord(o.ready, agg->out_stream));
 	return st;

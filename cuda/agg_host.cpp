@@ -63,15 +63,9 @@ struct host_agg
 	int64_t		run_page0 = 0;
 	std::vector<uint64_t> words;	/* nwords per row */
 	std::vector<uint64_t> rowref;
-	uint32_t	nulls = 0,
-				longs = 0,
-				maxlen[PG_GPU_MAX_KEYS] = {};
-	uint64_t	seen_rows = 0;
-	uint32_t	seen_nulls = 0,
-				seen_longs = 0,
-				seen_maxlen[PG_GPU_MAX_KEYS] = {};
-	int			nruns = 0;
-	sort_merge	merge;
+	sort_stats	run = {};		/* the current run's (count: rowref's size) */
+	sort_stats	seen = {};		/* every run's */
+	sort_merge	merge;			/* runs closed */
 	/* the sorted rows: a one-run sort's, or the current merge block's */
 	raw_vector<char> out;
 	raw_vector<uint64_t> off;
@@ -111,10 +105,11 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		sort_encode(t, keys, wds, &nl, &lg, lens);
 		h->words.insert(h->words.end(), wds, wds + h->nwords);
 		h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
-		h->nulls |= nl;
-		h->longs |= lg;
+		h->run.count++;
+		h->run.nulls |= nl;
+		h->run.longs |= lg;
 		for (int k = 0; k < t.nkeys; k++)
-			h->maxlen[k] = std::max(h->maxlen[k], lens[k]);
+			h->run.maxlen[k] = std::max(h->run.maxlen[k], lens[k]);
 		return 1;
 	});
 }
@@ -154,18 +149,14 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 	uint64_t	n = h->rowref.size();
 	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
 	int			nw = h->nwords;
-	bool		keep = last && h->nruns == 0;
+	bool		keep = last && h->merge.runs.empty();
 	sort_pass	ps[kMaxSortPasses];
-	int			np = sort_passes(t, h->nulls, h->longs, h->maxlen, ps);
+	int			np = sort_passes(t, h->run.nulls, h->run.longs, h->run.maxlen, ps);
 	auto		word = [&](uint64_t i, int w) { return h->words[i * nw + w]; };
 	std::vector<uint32_t> idx = host_sort_perm(n, ps, np, word);
 
-	h->seen_rows += n;
-	h->seen_nulls |= h->nulls;
-	h->seen_longs |= h->longs;
-	for (int k = 0; k < t.nkeys; k++)
-		h->seen_maxlen[k] = std::max(h->seen_maxlen[k], h->maxlen[k]);
-	for (uint64_t i = 1; h->longs && i < n; i++)
+	sort_stats_add(h->seen, h->run);
+	for (uint64_t i = 1; h->run.longs && i < n; i++)
 		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
 							[&](int w) { return word(idx[i], w); }))
 			return host_error(err, PG_GPU_UNORDERED,
@@ -211,14 +202,12 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 			for (int w = 0; w < nw; w++)
 				R.words[(size_t) w * m + i] = word(idx[i], w);
 		h->merge.runs.push_back(std::move(R));
-		h->nruns++;
 	}
 	h->run_page0 = h->pages;
 	std::vector<uint8_t>().swap(h->store);
 	std::vector<uint64_t>().swap(h->words);
 	h->rowref.clear();
-	h->nulls = h->longs = 0;
-	memset(h->maxlen, 0, sizeof(h->maxlen));
+	h->run = sort_stats();
 	return PG_GPU_OK;
 }
 
@@ -237,25 +226,16 @@ sort_finish_host(host_agg *h, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = h->task;
 	sort_merge &mg = h->merge;
+	const char *why = nullptr;
 	pg_gpu_status st;
 
 	if ((st = sort_close_run(h, true, err)) != PG_GPU_OK)
 		return st;
-	if (h->nruns == 0)
+	if (mg.runs.empty())
 		return PG_GPU_OK;
-	if (h->seen_longs)
-		return host_error(err, PG_GPU_UNORDERED,
-						  "text sort keys longer than 64 bytes are not merged on the GPU");
-	if ((uint64_t) h->nruns > h->shape.batch_bytes / PG_GPU_BLCKSZ)
-		return host_error(err, PG_GPU_OUT_OF_MEMORY, "too many sorted runs to merge");
-	mg.nwords = h->nwords;
-	mg.cur.assign(mg.runs.size(), 0);
-	mg.npasses = sort_passes(t, h->seen_nulls, h->seen_longs, h->seen_maxlen, mg.passes);
-	h->nsorted = 0;
-	for (const sort_run &r : mg.runs)
-		h->nsorted += r.n;
-	if (t.sort_limit > 0 && (uint64_t) t.sort_limit < h->nsorted)
-		h->nsorted = (uint64_t) t.sort_limit;
+	if ((st = mg.start(t, h->seen, h->shape.batch_bytes / PG_GPU_BLCKSZ, &h->nsorted,
+					   &why)) != PG_GPU_OK)
+		return host_error(err, st, why);
 	h->emitted = 0;
 	return PG_GPU_OK;
 }
@@ -315,7 +295,7 @@ host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	uint64_t	r1 = r0;
 
 	memset(out, 0, sizeof(*out));
-	if (h->nruns > 0)
+	if (!h->merge.runs.empty())
 	{
 		if (h->emitted < h->nsorted)
 			merge_block_host(h, out);
@@ -595,8 +575,8 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 
 		if (st != PG_GPU_OK)
 			return st;
-		res->nrows = (int64_t) h->seen_rows;
-		res->sort_runs = h->nruns;
+		res->nrows = (int64_t) h->seen.count;
+		res->sort_runs = (int32_t) h->merge.runs.size();
 	}
 	else if (h->task.nkeys > 0)
 	{

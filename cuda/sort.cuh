@@ -23,7 +23,7 @@
  *
  * Two text values longer than the prefix with equal prefixes are not ordered by
  * their words: sort_unresolved() finds such neighbours and the engine gives the
- * query back to PostgreSQL (PG_GPU_UNSUPPORTED) rather than guess.
+ * query back to PostgreSQL (PG_GPU_UNORDERED) rather than guess.
  */
 #ifndef PG_GPU_SORT_CUH
 #define PG_GPU_SORT_CUH
@@ -180,6 +180,25 @@ sort_encode(const pg_gpu_agg_task &t, const pval *keys, uint64_t *w, uint32_t *n
 	}
 }
 
+/* What the rows of a run (or of every run) showed, for sort_passes. */
+struct sort_stats
+{
+	unsigned long long count;	/* rows */
+	unsigned int nulls;			/* bit k: key k met a NULL */
+	unsigned int longs;			/* bit k: text key k met a value over the prefix */
+	unsigned int maxlen[PG_GPU_MAX_KEYS];	/* text key k's longest value */
+};
+
+inline void
+sort_stats_add(sort_stats &into, const sort_stats &s)
+{
+	into.count += s.count;
+	into.nulls |= s.nulls;
+	into.longs |= s.longs;
+	for (int k = 0; k < PG_GPU_MAX_KEYS; k++)
+		into.maxlen[k] = s.maxlen[k] > into.maxlen[k] ? s.maxlen[k] : into.maxlen[k];
+}
+
 /* One radix pass: bits [begin, end) of word w. */
 struct sort_pass
 {
@@ -210,7 +229,6 @@ sort_passes(const pg_gpu_agg_task &t, uint32_t nulls, uint32_t longs, const uint
 			uint32_t	len = maxlen[k] < (uint32_t) kTextSortBytes ? maxlen[k] : kTextSortBytes;
 			int			nw = (int) ((len + 7) / 8);
 
-			/* DESC: an all-zero prefix becomes all ones, still one value */
 			if ((longs >> k) & 1)
 				out[n++] = {(int8_t) (w0 + kTextSortWords), 1, 2};
 			for (int j = nw - 1; j >= 0; j--)

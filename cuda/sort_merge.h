@@ -4,7 +4,7 @@
  *
  * A sort whose input does not fit its device memory budget is cut into runs: each
  * run is sorted on the device and copied to host memory with its tuples, offsets,
- * references and sort words.  The runs are then merged in blocks: merge_plan picks,
+ * references and sort words.  The runs are then merged in blocks: plan() picks,
  * for every run, how many of its next rows belong to the next block (every row of
  * the block precedes every row left), and the block's rows, concatenated in run
  * order, are sorted again with the same stable passes, which is their merge.  Rows
@@ -63,7 +63,6 @@ struct sort_run
 
 struct sort_merge
 {
-	int			nwords = 0;
 	std::vector<sort_run> runs;
 	std::vector<uint64_t> cur;	/* next row of each run */
 	sort_pass	passes[kMaxSortPasses];
@@ -86,6 +85,34 @@ struct sort_merge
 				return x < y;
 		}
 		return a != b ? a < b : i < j;
+	}
+
+	/*
+	 * Ready the merge of every run, given what their rows showed, with at most
+	 * max_runs runs.  *nsorted: the rows to hand out (LIMIT applied).  Otherwise
+	 * the status why not, *why its message.
+	 */
+	pg_gpu_status start(const pg_gpu_agg_task &t, const sort_stats &seen, uint64_t max_runs,
+						uint64_t *nsorted, const char **why)
+	{
+		if (seen.longs)
+		{
+			*why = "text sort keys longer than 64 bytes are not merged on the GPU";
+			return PG_GPU_UNORDERED;
+		}
+		if (runs.size() > max_runs)
+		{
+			*why = "too many sorted runs to merge";
+			return PG_GPU_OUT_OF_MEMORY;
+		}
+		cur.assign(runs.size(), 0);
+		npasses = sort_passes(t, seen.nulls, seen.longs, seen.maxlen, passes);
+		*nsorted = 0;
+		for (const sort_run &r : runs)
+			*nsorted += r.n;
+		if (t.sort_limit > 0 && (uint64_t) t.sort_limit < *nsorted)
+			*nsorted = (uint64_t) t.sort_limit;
+		return PG_GPU_OK;
 	}
 
 	/*
