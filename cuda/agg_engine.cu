@@ -1437,7 +1437,8 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		if (cudaMemcpy(&found, agg->d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
 			found)
 			st = set_error(err, PG_GPU_UNORDERED,
-						   "text sort keys are equal in their first %d bytes", kTextSortBytes);
+						   "sort keys are equal in the prefix the GPU sorts (%d bytes of text, "
+						   "%d numeric digits)", kTextSortBytes, 4 * kNumericSortDigits);
 	}
 	/* references and sizes of the first m rows, offsets by an exclusive scan */
 	if (st == PG_GPU_OK &&

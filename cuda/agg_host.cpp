@@ -160,7 +160,7 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
 							[&](int w) { return word(idx[i], w); }))
 			return host_error(err, PG_GPU_UNORDERED,
-							  "text sort keys are equal in their first 64 bytes");
+							  "sort keys are equal in the prefix the GPU sorts");
 
 	raw_vector<uint64_t> off(m + 1, 0),
 				ref(m, 0);

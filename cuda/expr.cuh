@@ -303,6 +303,7 @@ load_col(const uint8_t *p, int t)
 	{
 		case PG_GPU_TEXT:
 		case PG_GPU_BPCHAR:
+		case PG_GPU_NUMERIC:
 			text_value(p, v);
 			break;
 		case PG_GPU_BOOL:

@@ -34,8 +34,8 @@ typedef enum pg_gpu_status
 								 * by zero, overflow): re-run on the CPU */
 	PG_GPU_TOASTED,				/* a text value the kernels read is compressed
 								 * or out of line: re-run on the CPU */
-	PG_GPU_UNORDERED,			/* text sort keys equal in their first 64 bytes
-								 * and longer: re-run on the CPU */
+	PG_GPU_UNORDERED,			/* sort keys equal in the prefix the GPU sorts
+								 * (sort.cuh) and longer: re-run on the CPU */
 	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
 } pg_gpu_status;
 
@@ -118,7 +118,8 @@ typedef enum pg_gpu_coltype
 	PG_GPU_TEXT,				/* text, varchar: bytes compared as bytes
 								 * (deterministic collations; ordering only
 								 * where the collation is byte order) */
-	PG_GPU_BPCHAR				/* bpchar: the same without trailing blanks */
+	PG_GPU_BPCHAR,				/* bpchar: the same without trailing blanks */
+	PG_GPU_NUMERIC				/* numeric: its varlena bytes; GpuSort keys only */
 } pg_gpu_coltype;
 
 /*

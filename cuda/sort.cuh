@@ -14,6 +14,16 @@
  *       is a prefix of a longer one sorts first, as in memcmp-then-length order;
  *       bpchar without its trailing blanks), then a rank word: bit 0 the NULL
  *       rank, bit 1 "longer than the prefix".
+ *   numeric keys: a class and weight word, then kNumericSortWords words holding
+ *       the first kNumericSortDigits base-10000 digits, 16 bits each (all flipped
+ *       for a negative value, whose larger magnitude sorts first), then a rank
+ *       word as for text, "longer" meaning more significant digits than that.
+ *       Classes: -Infinity, negative, zero, positive, +Infinity, NaN (SEMANTICS
+ *       14); digits are normalised (no leading or trailing zero digit), so 1.0
+ *       and 1.00 encode alike.
+ *
+ * The rank word of a text or numeric key also holds the unflipped "longer" flag
+ * in bit 2, which no pass sorts on (sort_unresolved reads it).
  *
  * Floats: all NaNs are one value above +Infinity, -0 is 0.  DESC flips the value
  * bits (and the "longer" bit), not the NULL rank, which follows NULLS FIRST/LAST
@@ -21,8 +31,8 @@
  * one pass per word or bit range that can differ (sort_passes), so the result is
  * the lexicographic order of the keys.
  *
- * Two text values longer than the prefix with equal prefixes are not ordered by
- * their words: sort_unresolved() finds such neighbours and the engine gives the
+ * Two text (numeric) values longer than the prefix with equal prefixes are not
+ * ordered by their words: sort_unresolved() finds such neighbours and the engine gives the
  * query back to PostgreSQL (PG_GPU_UNORDERED) rather than guess.
  */
 #ifndef PG_GPU_SORT_CUH
@@ -35,6 +45,9 @@ namespace cuda {
 
 constexpr int kTextSortWords = 8;	/* 64 bytes of prefix */
 constexpr int kTextSortBytes = 8 * kTextSortWords;
+constexpr int kNumericSortWords = 4;	/* 16 base-10000 digits: 61 to 64 decimal */
+constexpr int kNumericSortDigits = 4 * kNumericSortWords;
+constexpr int kNumericClassBits = 23;	/* class << 20 | biased weight */
 constexpr int kMaxSortWords = 20;
 constexpr int kMaxSortPasses = 2 * kMaxSortWords + 2 * PG_GPU_MAX_KEYS;
 
@@ -44,11 +57,20 @@ sort_key_wide(int type)
 	return type == PG_GPU_INT8 || type == PG_GPU_TIMESTAMP || type == PG_GPU_FLOAT8;
 }
 
-/* Words of one key (value words, and a rank word for wide and text keys). */
+/* A key whose value words may not hold all of it (text, numeric). */
+PG_GPU_HD bool
+sort_key_prefix(int type)
+{
+	return is_text_type(type) || type == PG_GPU_NUMERIC;
+}
+
+/* Words of one key (value words, and a rank word for wide, text and numeric keys). */
 PG_GPU_HD int
 sort_key_words(int type)
 {
-	return is_text_type(type) ? kTextSortWords + 1 : sort_key_wide(type) ? 2 : 1;
+	return is_text_type(type) ? kTextSortWords + 1
+		: type == PG_GPU_NUMERIC ? kNumericSortWords + 2
+		: sort_key_wide(type) ? 2 : 1;
 }
 
 /* Words of a row; > kMaxSortWords: the task cannot sort. */
@@ -113,6 +135,88 @@ sort_value_enc(const pval &v, int type)
 	}
 }
 
+PG_GPU_HD uint32_t
+num_u16(const uint8_t *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8);	/* little-endian hosts only */
+}
+
+/*
+ * A non-NULL numeric's value words, ascending (w[0]: class and weight, then the
+ * digit words), from its bytes after the varlena header (numeric.c's on-disk
+ * NumericShort / NumericLong / special forms).  *ndigits: its significant
+ * base-10000 digits; *negative: a negative finite value.
+ */
+PG_GPU_HD void
+numeric_enc(const uint8_t *p, uint32_t len, uint64_t *w, uint32_t *ndigits, bool *negative)
+{
+	uint32_t	h = len >= 2 ? num_u16(p) : 0;
+	uint64_t	cls;
+	int			weight,
+				hdr;
+	bool		neg;
+
+	*ndigits = 0;
+	*negative = false;
+	for (int j = 0; j <= kNumericSortWords; j++)
+		w[j] = 0;
+	if (len < 2)
+	{
+		w[0] = 2ULL << 20;		/* no header: treat as zero (never stored) */
+		return;
+	}
+	if ((h & 0xC000) == 0xC000)
+	{
+		/* NaN 0xC000, +Infinity 0xD000, -Infinity 0xF000 */
+		cls = h == 0xD000 ? 4 : h == 0xF000 ? 0 : 5;
+		w[0] = cls << 20;
+		return;
+	}
+	if (h & 0x8000)
+	{
+		neg = (h & 0x2000) != 0;
+		weight = (h & 0x40) ? (int) (h & 0x3F) - 64 : (int) (h & 0x3F);
+		hdr = 2;
+	}
+	else
+	{
+		neg = (h & 0xC000) == 0x4000;
+		weight = len >= 4 ? (int) (int16_t) num_u16(p + 2) : 0;
+		hdr = 4;
+	}
+	const uint8_t *d = p + hdr;
+	int			nd = len > (uint32_t) hdr ? (int) (len - hdr) / 2 : 0;
+	int			first = 0;
+
+	while (first < nd && num_u16(d + 2 * first) == 0)
+		first++;
+	while (nd > first && num_u16(d + 2 * (nd - 1)) == 0)
+		nd--;
+	if (nd == first)
+	{
+		w[0] = 2ULL << 20;		/* zero */
+		return;
+	}
+	weight -= first;
+	*ndigits = (uint32_t) (nd - first);
+	*negative = neg;
+	uint64_t	we = (uint64_t) (weight + (1 << 19)) & 0xFFFFF;
+
+	w[0] = (neg ? 1ULL : 3ULL) << 20 | (neg ? we ^ 0xFFFFF : we);
+	for (int j = 0; j < kNumericSortWords; j++)
+	{
+		uint64_t	v = 0;
+
+		for (int b = 0; b < 4; b++)
+		{
+			int			i = first + 4 * j + b;
+
+			v = (v << 16) | (i < nd ? num_u16(d + 2 * i) : 0);
+		}
+		w[1 + j] = neg ? ~v : v;
+	}
+}
+
 /*
  * A row's sort words, w[0 .. sort_row_words).  Bit k of *nulls: key k is NULL;
  * bit k of *longs: text key k is longer than the prefix; lens[k]: text key k's
@@ -135,6 +239,36 @@ sort_encode(const pg_gpu_agg_task &t, const pval *keys, uint64_t *w, uint32_t *n
 		lens[k] = 0;
 		if (keys[k].null)
 			*nulls |= 1u << k;
+		if (ty == PG_GPU_NUMERIC)
+		{
+			uint32_t	nd = 0;
+			bool		neg = false;
+			uint64_t	lng = 0;
+
+			if (!keys[k].null)
+			{
+				numeric_enc((const uint8_t *) (uintptr_t) keys[k].bits, keys[k].len,
+							w + at, &nd, &neg);
+				lng = nd > (uint32_t) kNumericSortDigits ? 1 : 0;
+				if (desc)
+				{
+					w[at] ^= (1ULL << kNumericClassBits) - 1;
+					for (int j = 1; j <= kNumericSortWords; j++)
+						w[at + j] = ~w[at + j];
+				}
+			}
+			else
+				for (int j = 0; j <= kNumericSortWords; j++)
+					w[at + j] = 0;
+			if (lng)
+				*longs |= 1u << k;
+			lens[k] = nd;
+			/* more digits: a larger magnitude */
+			w[at + kNumericSortWords + 1] = rank |
+				((lng ^ (neg ? 1 : 0) ^ (desc && !keys[k].null ? 1 : 0)) << 1) | (lng << 2);
+			at += kNumericSortWords + 2;
+			continue;
+		}
 		if (is_text_type(ty))
 		{
 			const uint8_t *p = (const uint8_t *) (uintptr_t) keys[k].bits;
@@ -157,7 +291,7 @@ sort_encode(const pg_gpu_agg_task &t, const pval *keys, uint64_t *w, uint32_t *n
 			if (lng)
 				*longs |= 1u << k;
 			lens[k] = len;
-			w[at + kTextSortWords] = rank | ((flip ? lng ^ 1 : lng) << 1);
+			w[at + kTextSortWords] = rank | ((flip ? lng ^ 1 : lng) << 1) | (lng << 2);
 			at += kTextSortWords + 1;
 			continue;
 		}
@@ -185,8 +319,9 @@ struct sort_stats
 {
 	unsigned long long count;	/* rows */
 	unsigned int nulls;			/* bit k: key k met a NULL */
-	unsigned int longs;			/* bit k: text key k met a value over the prefix */
-	unsigned int maxlen[PG_GPU_MAX_KEYS];	/* text key k's longest value */
+	unsigned int longs;			/* bit k: key k met a value over the prefix */
+	unsigned int maxlen[PG_GPU_MAX_KEYS];	/* text key k's longest value (bytes),
+											 * numeric key k's (digits) */
 };
 
 inline void
@@ -209,8 +344,8 @@ struct sort_pass
 
 /*
  * The passes, least significant first, given what the rows showed: bit k of nulls
- * (key k met a NULL), of longs (text key k met a value longer than the prefix),
- * and text key k's longest value (maxlen[k]).  Words no row can tell apart are
+ * (key k met a NULL), of longs (key k met a value longer than the prefix), and
+ * key k's longest value (maxlen[k]: text bytes, numeric digits).  Words no row can tell apart are
  * skipped.
  */
 PG_GPU_HD int
@@ -236,6 +371,20 @@ sort_passes(const pg_gpu_agg_task &t, uint32_t nulls, uint32_t longs, const uint
 			if ((nulls >> k) & 1)
 				out[n++] = {(int8_t) (w0 + kTextSortWords), 0, 1};
 		}
+		else if (ty == PG_GPU_NUMERIC)
+		{
+			uint32_t	nd = maxlen[k] < (uint32_t) kNumericSortDigits ? maxlen[k]
+				: kNumericSortDigits;
+			int			rw = w0 + kNumericSortWords + 1;
+
+			if ((longs >> k) & 1)
+				out[n++] = {(int8_t) rw, 1, 2};
+			for (int j = (int) (nd + 3) / 4 - 1; j >= 0; j--)
+				out[n++] = {(int8_t) (w0 + 1 + j), 0, 64};
+			out[n++] = {(int8_t) w0, 0, kNumericClassBits};
+			if ((nulls >> k) & 1)
+				out[n++] = {(int8_t) rw, 0, 1};
+		}
 		else if (sort_key_wide(ty))
 		{
 			out[n++] = {(int8_t) w0, 0, 64};
@@ -257,8 +406,8 @@ pass_bits(uint64_t w, const sort_pass &p)
 }
 
 /*
- * Two rows whose words are all equal, with a text key that is longer than the
- * prefix in both (and equal up to there): their order is unknown.  a(i) and b(i)
+ * Two rows whose words are all equal, with a text or numeric key that is longer
+ * than the prefix in both (and equal up to there): their order is unknown.  a(i) and b(i)
  * give the rows' word i.
  */
 template <typename A, typename B>
@@ -274,13 +423,12 @@ sort_unresolved(const pg_gpu_agg_task &t, A a, B b)
 		for (int j = 0; j < nw; j++)
 			if (a(at + j) != b(at + j))
 				return false;
-		if (is_text_type(t.keys[k].type))
+		if (sort_key_prefix(t.keys[k].type))
 		{
-			uint64_t	rw = a(at + kTextSortWords);
+			uint64_t	rw = a(at + nw - 1);
 			bool		is_null = (rw & 1) == (t.key_nulls_first[k] ? 0u : 1u);
-			bool		lng = ((rw >> 1) & 1) != (t.key_desc[k] ? 1u : 0u);
 
-			if (!is_null && lng)
+			if (!is_null && ((rw >> 2) & 1))
 				return true;
 		}
 		at += nw;

@@ -97,7 +97,7 @@ struct sort_merge
 	{
 		if (seen.longs)
 		{
-			*why = "text sort keys longer than 64 bytes are not merged on the GPU";
+			*why = "sort keys longer than the prefix the GPU sorts are not merged on the GPU";
 			return PG_GPU_UNORDERED;
 		}
 		if (runs.size() > max_runs)

@@ -43,37 +43,14 @@ SET pg_gpu.device_memory_limit = '4MB';
 \i sql/include/sort_more_q.sql
 RESET pg_gpu.device_memory_limit;
 
--- what the GPU did (where there is none, the fallback to PostgreSQL is all there is
--- to see): sorted, sorted in merged runs, or gave the sort back for a reason
-CREATE FUNCTION gpusort_did(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  p json;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
-  p := p -> 0 -> 'Plan';
-  WHILE p IS NOT NULL AND coalesce(p ->> 'Custom Plan Provider', '') <> 'GpuSort' LOOP
-    p := p -> 'Plans' -> 0;
-  END LOOP;
-  IF p IS NULL THEN
-    RETURN 'no GpuSort';
-  ELSIF p ->> 'Fallback' IN ('no gpu', 'not compiled') THEN
-    RETURN 'ok';
-  ELSIF want = 'runs' AND p ->> 'Fallback' IS NULL AND (p ->> 'Sorted Runs Merged')::int > 1 THEN
-    RETURN 'ok';
-  ELSIF want = 'gpu' AND p ->> 'Fallback' IS NULL AND p ->> 'Sorted Runs Merged' IS NULL THEN
-    RETURN 'ok';
-  ELSIF p ->> 'Fallback' = want THEN
-    RETURN 'ok';
-  END IF;
-  RETURN coalesce(p ->> 'Fallback', 'runs: ' || coalesce(p ->> 'Sorted Runs Merged', 'none'));
-END $$;
+\i sql/include/gpusort_did.sql
 SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'gpu');
 SET pg_gpu.device_memory_limit = '4MB';
 SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'runs');
 SELECT gpusort_did('SELECT * FROM sx ORDER BY b, t DESC, id', 'runs');
 SELECT gpusort_did('SELECT id FROM sx WHERE ok ORDER BY f8 DESC, id LIMIT 10', 'runs');
 -- a run of long text keys is sorted, but runs of them are not merged
-SELECT gpusort_did('SELECT id FROM sx ORDER BY v, id', 'long text ties');
+SELECT gpusort_did('SELECT id FROM sx ORDER BY v, id', 'long key ties');
 RESET pg_gpu.device_memory_limit;
 SELECT gpusort_did('SELECT id FROM sx ORDER BY v, id', 'gpu');
 
@@ -87,7 +64,7 @@ EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY t COLLATE "und-x-icu", id;
 EXPLAIN (COSTS OFF) SELECT id FROM sx ORDER BY t, v, b, id;
 -- keys equal in their first 64 bytes and longer: PostgreSQL re-runs the sort
 SET pg_gpu.expect_gpu = off;
-SELECT gpusort_did('SELECT id FROM sx ORDER BY lt, id', 'long text ties');
+SELECT gpusort_did('SELECT id FROM sx ORDER BY lt, id', 'long key ties');
 SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;
 SET pg_gpu.enabled = off;
 SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;

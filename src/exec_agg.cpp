@@ -421,7 +421,7 @@ fallback_for(pg_gpu_status st)
 		case PG_GPU_TOASTED:
 			return PG_GPU_FB_TOASTED;
 		case PG_GPU_UNORDERED:
-			return PG_GPU_FB_LONG_TEXT;
+			return PG_GPU_FB_LONG_KEY;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
@@ -1042,7 +1042,7 @@ ExecGpuAggImpl(GpuAggState *s)
 		PgGpuStatsFallback(node, s->fb_reason);
 		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
 			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED &&
-			s->fb_reason != PG_GPU_FB_LONG_TEXT)
+			s->fb_reason != PG_GPU_FB_LONG_KEY)
 			ereport(WARNING,
 					(errmsg("%s fell back to the CPU: %s", s->sort ? "GpuSort" : "GpuAgg",
 							PgGpuFallbackName(s->fb_reason)),

@@ -599,19 +599,19 @@ PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out)
 }
 
 bool
-PgGpuCompileNullOnlyColumn(PgGpuCompiler *c, int attidx, pg_gpu_expr *out)
+PgGpuCompileColumnAs(PgGpuCompiler *c, int attidx, int type, pg_gpu_expr *out)
 {
 	int			start = c->task->nprog;
 
-	if (!use_attribute(c, attidx, PG_GPU_ANY))
+	if (!use_attribute(c, attidx, type))
 		return false;
 	c->depth = 0;
-	if (!emit(c, PG_GPU_OP_COL, PG_GPU_ANY, attidx, 0, 1))
+	if (!emit(c, PG_GPU_OP_COL, type, attidx, 0, 1))
 		return false;
 	memset(out, 0, sizeof(*out));
 	out->start = (uint16) start;
 	out->len = 1;
-	out->type = PG_GPU_ANY;
+	out->type = (uint8) type;
 	return true;
 }
 

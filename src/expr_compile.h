@@ -45,10 +45,11 @@ bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);
 bool		PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out);
 
 /*
- * Read only the NULL-ness of an attribute of any type (count(x) over types the
- * kernels do not decode).
+ * A program reading attribute attidx as the given type, which expressions do not
+ * otherwise take: PG_GPU_ANY reads only its NULL-ness (count(x) over types the
+ * kernels do not decode), PG_GPU_NUMERIC its bytes (GpuSort keys).
  */
-bool		PgGpuCompileNullOnlyColumn(PgGpuCompiler *c, int attidx, pg_gpu_expr *out);
+bool		PgGpuCompileColumnAs(PgGpuCompiler *c, int attidx, int type, pg_gpu_expr *out);
 
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);

@@ -54,8 +54,9 @@ typedef enum PgGpuFallback
 								 * CPU re-runs the query to raise PostgreSQL's own */
 	PG_GPU_FB_TOASTED,			/* a compressed or out-of-line text value: the CPU
 								 * re-runs the query */
-	PG_GPU_FB_LONG_TEXT,		/* text sort keys the GPU's 64-byte prefixes
-								 * cannot order: the CPU sorts */
+	PG_GPU_FB_LONG_KEY,			/* text or numeric sort keys the GPU's prefixes
+								 * (64 bytes, 64 digits) cannot order: the CPU
+								 * sorts */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

@@ -208,7 +208,7 @@ agg_input(GpuAggBuild *b, Expr *arg, bool count_only, int type, int needs)
 		Var		   *v = (Var *) arg;
 
 		if (!IsA(v, Var) || v->varno != (int) b->comp.relid || v->varlevelsup != 0 ||
-			v->varattno <= 0 || !PgGpuCompileNullOnlyColumn(&b->comp, v->varattno - 1, e))
+			v->varattno <= 0 || !PgGpuCompileColumnAs(&b->comp, v->varattno - 1, PG_GPU_ANY, e))
 			return -1;
 	}
 	else if (!PgGpuCompileExpr(&b->comp, arg, e) || e->type == PG_GPU_BOOL ||
@@ -601,9 +601,10 @@ static const CustomPathMethods gpusort_path_methods = {
 };
 
 /*
- * An ORDER BY item GpuSort can take: a column of the table, of a fixed-width type
- * whose order the kernels encode, sorted by its type's default btree operator
- * class (ASC or DESC, NULLS FIRST or LAST).
+ * An ORDER BY item GpuSort can take: a column of the table, of a type whose order
+ * the kernels encode (fixed-width types, numeric, and text under a byte-order
+ * collation), sorted by its type's default btree operator class (ASC or DESC,
+ * NULLS FIRST or LAST).
  */
 static bool
 sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
@@ -617,9 +618,15 @@ sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr 
 
 	if (!is_table_column(expr, comp->relid) || k >= PG_GPU_MAX_KEYS)
 		return false;
+	if (type == NUMERICOID)
+	{
+		if (!IsA(expr, Var))
+			return false;
+		t = PG_GPU_NUMERIC;
+	}
 	if (t != PG_GPU_INT2 && t != PG_GPU_INT4 && t != PG_GPU_INT8 && t != PG_GPU_FLOAT4 &&
 		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP && t != PG_GPU_BOOL &&
-		t != PG_GPU_TEXT && t != PG_GPU_BPCHAR)
+		t != PG_GPU_TEXT && t != PG_GPU_BPCHAR && t != PG_GPU_NUMERIC)
 		return false;
 	/* text: a byte sort is the collation's order only under C, POSIX or C.UTF-8 */
 	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
@@ -629,7 +636,10 @@ sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr 
 		opfamily != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)) ||
 		(opcintype != type && !(t == PG_GPU_TEXT && opcintype == TEXTOID)))
 		return false;
-	if (!PgGpuCompileExpr(comp, expr, &task->keys[k]) || task->keys[k].type != t)
+	/* numeric is read only as a sort key: expressions do not take it */
+	if (t == PG_GPU_NUMERIC
+		? !PgGpuCompileColumnAs(comp, ((Var *) expr)->varattno - 1, t, &task->keys[k])
+		: !PgGpuCompileExpr(comp, expr, &task->keys[k]) || task->keys[k].type != t)
 		return false;
 	task->key_desc[k] = (strategy == BTGreaterStrategyNumber);
 	task->key_nulls_first[k] = sgc->nulls_first;
