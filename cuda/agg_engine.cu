@@ -1321,7 +1321,7 @@ group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
  * words[w][row]: *perm gets their order (n entries, freed by the caller).
  */
 static pg_gpu_status
-sort_rows(pg_gpu_agg *agg, uint64_t n, uint64_t *const *words, const sort_pass *ps, int np,
+sort_rows(int blocks, uint64_t n, uint64_t *const *words, const sort_pass *ps, int np,
 		  uint32_t **perm, pg_gpu_error *err)
 {
 	uint32_t   *idx[2] = {nullptr, nullptr};
@@ -1329,7 +1329,6 @@ sort_rows(pg_gpu_agg *agg, uint64_t n, uint64_t *const *words, const sort_pass *
 	void	   *temp = nullptr;
 	size_t		temp_bytes = 0;
 	int			cur = 0;
-	int			blocks = agg->max_blocks;
 	pg_gpu_status st = PG_GPU_OK;
 
 	*perm = nullptr;
@@ -1425,7 +1424,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		agg->nsorted = m;
 	if (n == 0)
 		goto reset;
-	if ((st = sort_rows(agg, n, agg->sa.w, ps, sort_passes(t, ss.nulls, ss.longs, ss.maxlen, ps),
+	if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, sort_passes(t, ss.nulls, ss.longs, ss.maxlen, ps),
 						&perm, err)) != PG_GPU_OK)
 		return st;
 	if (ss.longs)
@@ -1436,9 +1435,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		unresolved_kernel<<<blocks, 256>>>(agg->sa, perm, n, t, agg->d_flag);
 		if (cudaMemcpy(&found, agg->d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
 			found)
-			st = set_error(err, PG_GPU_UNORDERED,
-						   "sort keys are equal in the prefix the GPU sorts (%d bytes of text, "
-						   "%d numeric digits)", kTextSortBytes, 4 * kNumericSortDigits);
+			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
 	}
 	/* references and sizes of the first m rows, offsets by an exclusive scan */
 	if (st == PG_GPU_OK &&
@@ -1642,7 +1639,7 @@ batch_from_runs(pg_gpu_agg *agg, pg_gpu_agg::OutBuf &o, pg_gpu_error *err)
 		byte0 += bytes;
 		agg->bytes += bytes + k * sizeof(uint64_t) * (agg->nwords + 2);
 	}
-	if ((st = sort_rows(agg, n, agg->blk_w, mg.passes, mg.npasses, &perm, err)) != PG_GPU_OK)
+	if ((st = sort_rows(agg->max_blocks, n, agg->blk_w, mg.passes, mg.npasses, &perm, err)) != PG_GPU_OK)
 		return st;
 	sorted_refs_kernel<<<blocks, 256>>>(agg->blk_ref, agg->blk_src, perm, agg->blk_oref,
 										agg->blk_osrc, agg->blk_size, n);
@@ -1888,4 +1885,94 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		cudaEventDestroy(agg->last_done);
 	(void) cudaGetLastError();
 	delete agg;
+}
+
+/*
+ * GpuSort over a child plan: the rows' sort words (encoded on the host) go to the
+ * device, the same stable radix passes as a run order them, and the order comes
+ * back.  Words go up with pageable copies: the slot path is bound by the executor
+ * handing over rows one by one, not by this.
+ */
+pg_gpu_status
+engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *words,
+				  const sort_pass *ps, int np, bool check, uint32_t *order, double *gpu_ms,
+				  uint64_t *bytes_h2d, pg_gpu_error *err)
+{
+	int			nw = sort_row_words(t);
+	bool		used[kMaxSortWords] = {};
+	sort_arrays sa = {};
+	uint32_t   *perm = nullptr;
+	int		   *d_flag = nullptr;
+	cudaEvent_t ev[2] = {nullptr, nullptr};
+	int			dev = 0,
+				sms = 0;
+	uint64_t	need = 0;
+	pg_gpu_status st = PG_GPU_OK;
+
+	if (n == 0)
+		return PG_GPU_OK;
+	for (int p = 0; p < np; p++)
+		used[ps[p].w] = true;
+	for (int w = 0; w < nw; w++)
+		if (used[w] || check)
+			need += n * sizeof(uint64_t);
+	/* the words, two index and two key buffers of the passes, CUB's scratch */
+	need += n * (2 * sizeof(uint32_t) + 2 * sizeof(uint64_t)) + n * 2 + (16u << 20);
+	if (need > device_budget())
+		return set_error(err, PG_GPU_OUT_OF_MEMORY,
+						 "the sort keys need %llu bytes of device memory, more than the budget",
+						 (unsigned long long) need);
+	PG_GPU_TRY(err, cudaGetDevice(&dev));
+	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	PG_GPU_TRY(err, cudaEventCreate(&ev[0]));
+	if ((st = from_cuda(err, cudaEventCreate(&ev[1]), "cudaEventCreate")) != PG_GPU_OK)
+	{
+		cudaEventDestroy(ev[0]);
+		return st;
+	}
+	cudaEventRecord(ev[0]);
+	for (int w = 0; w < nw && st == PG_GPU_OK; w++)
+	{
+		if (!used[w] && !check)
+			continue;
+		if ((st = device_alloc(n * sizeof(uint64_t), (void **) &sa.w[w], err)) == PG_GPU_OK)
+		{
+			st = from_cuda(err, cudaMemcpy(sa.w[w], words[w], n * sizeof(uint64_t),
+										   cudaMemcpyHostToDevice), "cudaMemcpy");
+			*bytes_h2d += n * sizeof(uint64_t);
+		}
+	}
+	if (st == PG_GPU_OK)
+		st = sort_rows(sms * kBlocksPerSm, n, sa.w, ps, np, &perm, err);
+	if (st == PG_GPU_OK && check && n > 1 &&
+		(st = device_alloc(sizeof(int), (void **) &d_flag, err)) == PG_GPU_OK)
+	{
+		int			found = 0;
+
+		cudaMemset(d_flag, 0, sizeof(int));
+		unresolved_kernel<<<sms * kBlocksPerSm, 256>>>(sa, perm, n, t, d_flag);
+		st = from_cuda(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
+					   "unresolved_kernel");
+		if (st == PG_GPU_OK && found)
+			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
+	}
+	if (st == PG_GPU_OK)
+		st = from_cuda(err, cudaMemcpy(order, perm, n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+					   "cudaMemcpy");
+	cudaEventRecord(ev[1]);
+	if (st == PG_GPU_OK && cudaEventSynchronize(ev[1]) == cudaSuccess)
+	{
+		float		ms = 0;
+
+		cudaEventElapsedTime(&ms, ev[0], ev[1]);
+		*gpu_ms = ms;
+	}
+	device_free(d_flag);
+	device_free(perm);
+	for (int w = 0; w < nw; w++)
+		device_free(sa.w[w]);
+	cudaEventDestroy(ev[0]);
+	cudaEventDestroy(ev[1]);
+	(void) cudaGetLastError();
+	return st;
 }

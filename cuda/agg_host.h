@@ -10,6 +10,7 @@
 #define PG_GPU_AGG_HOST_H
 
 #include "pg_gpu_engine.h"
+#include "sort.cuh"
 
 struct host_agg;
 
@@ -21,5 +22,16 @@ void		host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask,
 						   int64_t *rows, pg_gpu_col_state *states);
 pg_gpu_status host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err);
 void		host_agg_end(host_agg *h);
+
+/*
+ * The GPU half of pg_gpu_keysort_sort (agg_engine.cu; the build without CUDA
+ * answers PG_GPU_NOT_COMPILED): stable radix passes over n rows whose word w is
+ * words[w][row], written to order.  check: look for neighbours that the words
+ * cannot order (sort_unresolved).
+ */
+pg_gpu_status engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *words,
+								const pg_gpu::cuda::sort_pass *ps, int np, bool check,
+								uint32_t *order, double *gpu_ms, uint64_t *bytes_h2d,
+								pg_gpu_error *err);
 
 #endif							/* PG_GPU_AGG_HOST_H */

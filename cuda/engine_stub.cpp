@@ -119,3 +119,11 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		delete agg;
 	}
 }
+
+pg_gpu_status
+engine_sort_words(const pg_gpu_agg_task &, uint64_t, const uint64_t *const *,
+				  const pg_gpu::cuda::sort_pass *,
+				  int, bool, uint32_t *, double *, uint64_t *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}

@@ -351,6 +351,38 @@ pg_gpu_status pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_e
 /* Whether a sort task's keys fit the engine's sort words (text keys take nine). */
 int			pg_gpu_sort_words_ok(const pg_gpu_agg_task *task);
 
+/*
+ * GpuSort over any child plan (the slot path): the caller hands over each row's
+ * key values, the engine encodes them into sort words on the host and sorts the
+ * words on the GPU (or emulated); the caller keeps the rows and emits them in the
+ * order returned.  The task is a sort task whose keys give only the type, the
+ * direction and the NULL placement (no programs, no columns).
+ */
+typedef struct pg_gpu_keysort pg_gpu_keysort;
+
+pg_gpu_keysort *pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err);
+
+/*
+ * One row's keys, as the kernels hold values: integers, dates and timestamps as
+ * int64, floats as double bits, bool 0 or 1, text and numeric as the address of
+ * their bytes after the varlena header (vals[k]) and their length (lens[k]).
+ * Bit k of nulls: key k is NULL.  The bytes are read before the call returns.
+ */
+pg_gpu_status pg_gpu_keysort_add(pg_gpu_keysort *ks, const uint64_t *vals, const uint32_t *lens,
+								 uint32_t nulls, pg_gpu_error *err);
+
+/* Bytes of host memory the rows added so far hold. */
+uint64_t	pg_gpu_keysort_bytes(const pg_gpu_keysort *ks);
+
+/*
+ * Sort the rows added: *order gets the row numbers in order (the first sort_limit
+ * when that is set), valid until pg_gpu_keysort_end.  PG_GPU_UNORDERED: keys
+ * equal in the prefix the GPU sorts; PG_GPU_OUT_OF_MEMORY: over the device budget.
+ */
+pg_gpu_status pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n,
+								  double *gpu_ms, uint64_t *bytes_h2d, pg_gpu_error *err);
+void		pg_gpu_keysort_end(pg_gpu_keysort *ks);
+
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
 

@@ -49,6 +49,8 @@ constexpr int kNumericSortWords = 4;	/* 16 base-10000 digits: 61 to 64 decimal *
 constexpr int kNumericSortDigits = 4 * kNumericSortWords;
 constexpr int kNumericClassBits = 23;	/* class << 20 | biased weight */
 constexpr int kMaxSortWords = 20;
+constexpr const char *kUnorderedMessage =
+	"sort keys are equal in the prefix the GPU sorts (64 bytes of text, 64 numeric digits)";
 constexpr int kMaxSortPasses = 2 * kMaxSortWords + 2 * PG_GPU_MAX_KEYS;
 
 PG_GPU_HD bool

@@ -271,6 +271,9 @@ CreateGpuAggState(CustomScan *cscan)
 static Node *
 CreateGpuSortState(CustomScan *cscan)
 {
+	if (cscan->scan.scanrelid == 0)
+		return PgGpuCreateSortSlotState(cscan);
+
 	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
 
 	NodeSetTag(s, T_CustomScanState);
@@ -403,8 +406,8 @@ BeginGpuAgg(CustomScanState *node, EState *estate, int eflags)
 	PG_GPU_GUARD(BeginGpuAggImpl((GpuAggState *) node, estate, eflags));
 }
 
-static PgGpuFallback
-fallback_for(pg_gpu_status st)
+PgGpuFallback
+PgGpuFallbackFor(pg_gpu_status st)
 {
 	switch (st)
 	{
@@ -425,6 +428,20 @@ fallback_for(pg_gpu_status st)
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
+}
+
+void
+PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
+{
+	PgGpuStatsFallback(node, reason);
+	/* data the GPU declines by design, and injected failures, are expected */
+	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
+		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
+		reason != PG_GPU_FB_SLOT_MEMORY)
+		ereport(WARNING,
+				(errmsg("%s fell back to the CPU: %s", node == PG_GPU_NODE_SORT ? "GpuSort" : "GpuAgg",
+						PgGpuFallbackName(reason)),
+				 errdetail("%s", msg)));
 }
 
 static bool
@@ -616,7 +633,7 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 				continue;
 			}
 			if (pg_gpu_agg_slot_get(s->agg, e, &buf, &err) != PG_GPU_OK)
-				return give_up(s, fallback_for(err.status), err.message);
+				return give_up(s, PgGpuFallbackFor(err.status), err.message);
 			for (int i = 0; i < view.npages; i++)
 			{
 				if (s->sort)
@@ -629,7 +646,7 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 			owner[e] = idx;
 			busy = true;
 			if (pg_gpu_agg_submit(s->agg, e, view.npages, view.nvis, &err) != PG_GPU_OK)
-				return give_up(s, fallback_for(err.status), err.message);
+				return give_up(s, PgGpuFallbackFor(err.status), err.message);
 			chunks++;
 			if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
 				return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
@@ -721,7 +738,7 @@ run_on_gpu(GpuAggState *s)
 
 	s->agg = pg_gpu_agg_begin(&s->task, &err);
 	if (!s->agg)
-		return give_up(s, fallback_for(err.status), err.message);
+		return give_up(s, PgGpuFallbackFor(err.status), err.message);
 	lap(&s->t_setup, &lapt);
 
 	/*
@@ -767,7 +784,7 @@ run_on_gpu(GpuAggState *s)
 		wait_slot(s, slot);
 		INSTR_TIME_SET_CURRENT(lapt);
 		if (pg_gpu_agg_slot_get(s->agg, slot, &buf, &err) != PG_GPU_OK)
-			return give_up(s, fallback_for(err.status), err.message);
+			return give_up(s, PgGpuFallbackFor(err.status), err.message);
 		capacity = Min(buf.capacity, s->task.chunk_pages);
 
 		for (; blk < nblocks && npages < capacity; blk++)
@@ -812,7 +829,7 @@ run_on_gpu(GpuAggState *s)
 		}
 		if (npages > 0 &&
 			pg_gpu_agg_submit(s->agg, slot, npages, nvis, &err) != PG_GPU_OK)
-			return give_up(s, fallback_for(err.status), err.message);
+			return give_up(s, PgGpuFallbackFor(err.status), err.message);
 		chunks++;
 		lap(&s->t_pages, &lapt);
 		if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
@@ -827,7 +844,7 @@ run_on_gpu(GpuAggState *s)
 finish:
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
-		return give_up(s, fallback_for(err.status), err.message);
+		return give_up(s, PgGpuFallbackFor(err.status), err.message);
 	/* grouped or sorted: the engine holds the rows until they are emitted */
 	release_gpu(s, true, s->nkeys > 0 || s->sort);
 	lap(&s->t_finish, &lapt);
@@ -1039,14 +1056,7 @@ ExecGpuAggImpl(GpuAggState *s)
 	if (!run_on_gpu(s))
 	{
 		s->fallback = true;
-		PgGpuStatsFallback(node, s->fb_reason);
-		if (pg_gpu_expect_gpu && s->fb_reason != PG_GPU_FB_INJECTED &&
-			s->fb_reason != PG_GPU_FB_EXPR_ERROR && s->fb_reason != PG_GPU_FB_TOASTED &&
-			s->fb_reason != PG_GPU_FB_LONG_KEY)
-			ereport(WARNING,
-					(errmsg("%s fell back to the CPU: %s", s->sort ? "GpuSort" : "GpuAgg",
-							PgGpuFallbackName(s->fb_reason)),
-					 errdetail("%s", s->fb_msg)));
+		PgGpuNoteFallback(node, s->fb_reason, s->fb_msg);
 		return ExecGpuAggImpl(s);
 	}
 	if (s->task.emulate)

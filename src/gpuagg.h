@@ -31,10 +31,33 @@ typedef enum GpuAggPrivate
 	GPUAGG_PATH_HAVING			/* direct mode: the plan's qual */
 } GpuAggPrivate;
 
+/*
+ * custom_private of a GpuSort over a child plan (scanrelid 0, the slot path): the
+ * scan tuple is the child's row (custom_scan_tlist is the child's targetlist);
+ * each key is a column of it, with what tuplesort needs to sort it instead.
+ */
+typedef enum GpuSortSlotPrivate
+{
+	GPUSORT_SLOT_TASK = 0,		/* Const bytea: pg_gpu_agg_task (key types, order) */
+	GPUSORT_SLOT_ATTNOS,		/* IntList: the keys' columns, from 1 */
+	GPUSORT_SLOT_SORTOPS,		/* OidList */
+	GPUSORT_SLOT_COLLATIONS,	/* OidList */
+	GPUSORT_SLOT_NULLS_FIRST	/* IntList */
+} GpuSortSlotPrivate;
+
 extern CustomScanMethods gpuagg_scan_methods;
 extern CustomScanMethods gpusort_scan_methods;
 
 /* Fill the task's attribute layout from the relation; false if not decodable. */
 extern bool PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);
+
+/* exec_agg.cpp: the fallback reason of an engine status */
+extern PgGpuFallback PgGpuFallbackFor(pg_gpu_status st);
+
+/* exec_agg.cpp: count a fallback, and warn under pg_gpu.expect_gpu unless expected */
+extern void PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg);
+
+/* exec_sort_slot.cpp: the state of a GpuSort over a child plan */
+extern Node *PgGpuCreateSortSlotState(CustomScan *cscan);
 
 #endif							/* PG_GPU_GPUAGG_H */

@@ -31,6 +31,7 @@ double		pg_gpu_page_cost = 0.25;
 double		pg_gpu_copy_page_cost = 1.0;
 double		pg_gpu_tuple_cost = 0.0001;
 int			pg_gpu_device_memory_limit = 0;
+int			pg_gpu_slot_sort_memory = 1024 * 1024;
 int			pg_gpu_chunk_pages = 4096;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
@@ -94,6 +95,11 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.device_memory_limit",
 							"Caps the GPU memory one query's engine may allocate (0: no cap).",
 							NULL, &pg_gpu_device_memory_limit, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.slot_sort_memory",
+							"Host memory a GpuSort over a child plan (a join, say) keeps its rows "
+							"in; beyond it, PostgreSQL's tuplesort sorts them.",
+							NULL, &pg_gpu_slot_sort_memory, 1024 * 1024, 64, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.chunk_pages",
 							"Heap pages per chunk sent to the GPU.",

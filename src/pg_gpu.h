@@ -20,6 +20,7 @@ extern double pg_gpu_page_cost;
 extern double pg_gpu_copy_page_cost;
 extern double pg_gpu_tuple_cost;
 extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
+extern int	pg_gpu_slot_sort_memory;	/* kB */
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
 extern int	pg_gpu_register_min_pages;
@@ -57,6 +58,8 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_LONG_KEY,			/* text or numeric sort keys the GPU's prefixes
 								 * (64 bytes, 64 digits) cannot order: the CPU
 								 * sorts */
+	PG_GPU_FB_SLOT_MEMORY,		/* GpuSort over a child plan: more rows than
+								 * pg_gpu.slot_sort_memory; tuplesort sorts */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

@@ -601,50 +601,179 @@ static const CustomPathMethods gpusort_path_methods = {
 };
 
 /*
- * An ORDER BY item GpuSort can take: a column of the table, of a type whose order
- * the kernels encode (fixed-width types, numeric, and text under a byte-order
- * collation), sorted by its type's default btree operator class (ASC or DESC,
- * NULLS FIRST or LAST).
+ * The engine's type for an ORDER BY item whose order it encodes (fixed-width types,
+ * numeric, and text under a byte-order collation), sorted by its type's default
+ * btree operator class (ASC or DESC, NULLS FIRST or LAST); 0 if none.
  */
-static bool
-sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
+static int
+sort_key_type(SortGroupClause *sgc, Expr *expr, bool *desc)
 {
 	Oid			type = exprType((Node *) expr);
-	int			t = PgGpuValueType(type);
+	int			t = type == NUMERICOID ? PG_GPU_NUMERIC : PgGpuValueType(type);
 	Oid			opfamily,
 				opcintype;
 	int16		strategy;
-	int			k = task->nkeys;
 
-	if (!is_table_column(expr, comp->relid) || k >= PG_GPU_MAX_KEYS)
-		return false;
-	if (type == NUMERICOID)
-	{
-		if (!IsA(expr, Var))
-			return false;
-		t = PG_GPU_NUMERIC;
-	}
 	if (t != PG_GPU_INT2 && t != PG_GPU_INT4 && t != PG_GPU_INT8 && t != PG_GPU_FLOAT4 &&
 		t != PG_GPU_FLOAT8 && t != PG_GPU_DATE && t != PG_GPU_TIMESTAMP && t != PG_GPU_BOOL &&
 		t != PG_GPU_TEXT && t != PG_GPU_BPCHAR && t != PG_GPU_NUMERIC)
-		return false;
+		return 0;
 	/* text: a byte sort is the collation's order only under C, POSIX or C.UTF-8 */
 	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
 		!PgGpuCollationIsBytewise(exprCollation((Node *) expr)))
-		return false;
+		return 0;
 	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
 		opfamily != get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID)) ||
 		(opcintype != type && !(t == PG_GPU_TEXT && opcintype == TEXTOID)))
+		return 0;
+	*desc = (strategy == BTGreaterStrategyNumber);
+	return t;
+}
+
+/* An ORDER BY item GpuSort over a table can take: a column of it (sort_key_type). */
+static bool
+sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
+{
+	int			k = task->nkeys;
+	bool		desc = false;
+	int			t;
+
+	if (!is_table_column(expr, comp->relid) || k >= PG_GPU_MAX_KEYS ||
+		(t = sort_key_type(sgc, expr, &desc)) == 0)
 		return false;
 	/* numeric is read only as a sort key: expressions do not take it */
 	if (t == PG_GPU_NUMERIC
-		? !PgGpuCompileColumnAs(comp, ((Var *) expr)->varattno - 1, t, &task->keys[k])
+		? !IsA(expr, Var) ||
+		!PgGpuCompileColumnAs(comp, ((Var *) expr)->varattno - 1, t, &task->keys[k])
 		: !PgGpuCompileExpr(comp, expr, &task->keys[k]) || task->keys[k].type != t)
 		return false;
-	task->key_desc[k] = (strategy == BTGreaterStrategyNumber);
+	task->key_desc[k] = desc;
 	task->key_nulls_first[k] = sgc->nulls_first;
 	task->nkeys++;
 	return pg_gpu_sort_words_ok(task);
+}
+
+static Plan *PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+								 List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpusort_slot_path_methods = {
+	"GpuSort",
+	PlanGpuSortSlotPath,
+	NULL
+};
+
+/*
+ * ORDER BY over any other input (a join, say): GpuSort pulls the child plan's rows,
+ * keeps them, hands their keys to the engine (encoded on the CPU, sorted on the
+ * GPU) and emits the rows in the order that comes back; tuplesort over the same
+ * rows is its fallback.  Keys are columns of the child's output, so expressions
+ * computed below the sort count too.
+ */
+static void
+gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+				  PathTarget *target)
+{
+	Query	   *parse = root->parse;
+	Path	   *child = input_rel->cheapest_total_path;
+	pg_gpu_agg_task *task;
+	List	   *attnos = NIL,
+			   *sortops = NIL,
+			   *colls = NIL,
+			   *nulls_first = NIL;
+	ListCell   *lc;
+
+	if (child == NULL || IS_DUMMY_REL(input_rel))
+		return;
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	foreach(lc, parse->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
+		int			k = task->nkeys;
+		int			col = 0,
+					i = 0;
+		bool		desc = false;
+		ListCell   *lc2;
+
+		foreach(lc2, child->pathtarget->exprs)
+		{
+			i++;
+			if (equal(lfirst(lc2), expr))
+			{
+				col = i;
+				break;
+			}
+		}
+		if (col == 0 || k >= PG_GPU_MAX_KEYS ||
+			(task->keys[k].type = (uint8) sort_key_type(sgc, expr, &desc)) == 0)
+			return;
+		task->key_desc[k] = desc;
+		task->key_nulls_first[k] = sgc->nulls_first;
+		task->nkeys++;
+		attnos = lappend_int(attnos, col);
+		sortops = lappend_oid(sortops, sgc->sortop);
+		colls = lappend_oid(colls, exprCollation((Node *) expr));
+		nulls_first = lappend_int(nulls_first, sgc->nulls_first);
+	}
+	if (!pg_gpu_sort_words_ok(task))
+		return;
+	task->sort = 1;
+	task->sort_limit = root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
+		parse->limitOption != LIMIT_OPTION_WITH_TIES ? (int64) root->limit_tuples : 0;
+
+	CustomPath *cpath = makeNode(CustomPath);
+	double		rows = child->rows;
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = child->pathtarget;
+	cpath->path.rows = rows;
+	cpath->path.pathkeys = root->sort_pathkeys;
+
+	/*
+	 * The child's rows, each kept and its keys encoded on the CPU, then the GPU's
+	 * start-up and sort; every row comes back to the executor.
+	 */
+	cpath->path.startup_cost = child->total_cost + pg_gpu_startup_cost +
+		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
+		rows * (cpu_tuple_cost + task->nkeys * cpu_operator_cost + pg_gpu_tuple_cost);
+	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(child);
+	cpath->custom_private = list_make5(task_const(task), attnos, sortops, colls, nulls_first);
+	cpath->methods = &gpusort_slot_path_methods;
+	if (equal(child->pathtarget->exprs, target->exprs))
+		add_gpu_path(output_rel, &cpath->path);
+	else
+		add_gpu_path(output_rel, (Path *) create_projection_path(root, output_rel, &cpath->path,
+																 target));
+}
+
+static Plan *
+PlanGpuSortSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *child = (Plan *) linitial(custom_plans);
+
+	/* the scan tuple is the child's row: the plan's output is computed from it */
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_private = best_path->custom_private;
+	cscan->custom_scan_tlist = (List *) copyObject(child->targetlist);
+	cscan->methods = &gpusort_scan_methods;
+	return &cscan->scan.plan;
+}
+
+static Plan *
+PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *clauses, List *custom_plans)
+{
+	Plan	   *plan = NULL;
+
+	PG_GPU_GUARD(plan = PlanGpuSortSlotPathImpl(best_path, tlist, custom_plans));
+	return plan;
 }
 
 /*
@@ -673,6 +802,13 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 		parse->hasTargetSRFs || parse->distinctClause || parse->rowMarks ||
 		parse->sortClause == NIL || root->sort_pathkeys == NIL || !PgGpuLayoutOk())
 		return;
+	/* a join, a subquery, a partitioned table...: the slot path */
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		planner_rt_fetch(input_rel->relid, root)->inh)
+	{
+		gpusort_slot_path(root, input_rel, output_rel, target);
+		return;
+	}
 	if ((rte = plain_table(root, input_rel)) == NULL)
 		return;
 
