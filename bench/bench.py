@@ -40,6 +40,19 @@ Q = {
     "Q4m": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM {t} ORDER BY f8",
     # 10 M md5 strings, in database b6 whose collation is C.UTF-8
     "Q6": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM t6 ORDER BY w",
+    # a numeric(12,2) key, 10 M rows of t (table tn)
+    "Q4n": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM tn ORDER BY n",
+    # ORDER BY above a join (the slot path): 10 M rows of t (tj) joined to 1,000 names
+    "Q4j": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT tj.*, dim.name FROM tj JOIN dim USING (g) "
+           "ORDER BY tj.f8",
+}
+# tables built from t when a query first needs them
+DERIVED = {
+    "tw": "CREATE TABLE tw AS SELECT id, f8, md5(g::text) AS w FROM t",
+    "tn": "CREATE TABLE tn AS SELECT id, i4, (f8 * 100)::numeric(12, 2) AS n FROM t WHERE id <= 10000000",
+    "tj": "CREATE TABLE tj AS SELECT * FROM t WHERE id <= 10000000; "
+          "CREATE TABLE dim AS SELECT g, 'name ' || g AS name FROM generate_series(0, 999) g; "
+          "VACUUM ANALYZE dim",
 }
 DB = {"Q6": "b6"}
 # settings for every plan of a query: PostgreSQL's hash aggregation of 10 M groups
@@ -61,7 +74,7 @@ WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Sorted Runs Merged", "GpuSort Wall Time",
-             "Page Access", "Workers Launched")
+             "Page Access", "Input Time", "Sort Time", "Workers Launched")
 
 
 def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,
@@ -174,13 +187,14 @@ def main():
         q = Q[name].format(t="t")
         qbytes = nbytes
         db = DB.get(name, "postgres")
-        if " tw " in q + " ":
-            if not psql("SELECT to_regclass('tw') IS NOT NULL").strip() == "t":
-                psql("CREATE TABLE tw AS SELECT id, f8, md5(g::text) AS w FROM t; "
-                     "VACUUM ANALYZE tw; ALTER TABLE tw SET (parallel_workers = 8); "
-                     "SET pg_gpu.force = on; SELECT count(*) FROM tw;")
-                pr(f"table tw: id, f8 and w = md5(g) from t, {table_bytes('tw') / 1e9:.2f} GB")
-            qbytes = table_bytes("tw")
+        for tn, sql in DERIVED.items():
+            if f" {tn} " not in q + " ":
+                continue
+            if not psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() == "t":
+                psql(f"{sql}; VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
+                     f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
+                pr(f"table {tn}: {sql}; {table_bytes(tn) / 1e9:.2f} GB")
+            qbytes = table_bytes(tn)
         if db == "b6":
             if psql("SELECT 1 FROM pg_database WHERE datname = 'b6'").strip() != "1":
                 psql("CREATE DATABASE b6 TEMPLATE template0 ENCODING 'UTF8' "
@@ -196,6 +210,8 @@ def main():
             qbytes = int(psql("SELECT pg_relation_size('t6')", db))
         qs = QSET.get(name, [])
         gs = [f"pg_gpu.device_memory_limit = '{nbytes // 2 // 1024}kB'"] if name == "Q4m" else []
+        if name == "Q4j":
+            gs = ["pg_gpu.slot_sort_memory = '8GB'"]    # 10 M joined rows kept in memory
         # PostgreSQL's plans: one session, one timed run after the first (they take
         # seconds, and the table is in shared buffers already).  pg_gpu: several
         # sessions (backends land on different cores of this VM and timings differ

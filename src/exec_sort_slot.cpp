@@ -197,8 +197,9 @@ BeginGpuSortSlotImpl(GpuSortSlotState *s, EState *estate, int eflags)
 	/* the scan tuples are the kept minimal tuples (or tuplesort's) */
 	ExecInitScanTupleSlot(estate, &s->css.ss, desc, &TTSOpsMinimalTuple);
 	ExecAssignScanProjectionInfoWithVarno(&s->css.ss, INDEX_VAR);
-	s->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort rows",
-										ALLOCSET_DEFAULT_SIZES);
+	/* rows are only ever freed all together: no power-of-two rounding */
+	s->rows_cxt = GenerationContextCreate(estate->es_query_cxt, "GpuSort rows",
+										  ALLOCSET_DEFAULT_SIZES);
 	s->key_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort key values",
 									   ALLOCSET_SMALL_SIZES);
 	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
