@@ -1925,7 +1925,7 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 	PG_GPU_TRY(err, cudaGetDevice(&dev));
 	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	PG_GPU_TRY(err, cudaEventCreate(&ev[0]));
-	if ((st = from_cuda(err, cudaEventCreate(&ev[1]), "cudaEventCreate")) != PG_GPU_OK)
+	if ((st = cuda_status(err, cudaEventCreate(&ev[1]), "cudaEventCreate")) != PG_GPU_OK)
 	{
 		cudaEventDestroy(ev[0]);
 		return st;
@@ -1937,7 +1937,7 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 			continue;
 		if ((st = device_alloc(n * sizeof(uint64_t), (void **) &sa.w[w], err)) == PG_GPU_OK)
 		{
-			st = from_cuda(err, cudaMemcpy(sa.w[w], words[w], n * sizeof(uint64_t),
+			st = cuda_status(err, cudaMemcpy(sa.w[w], words[w], n * sizeof(uint64_t),
 										   cudaMemcpyHostToDevice), "cudaMemcpy");
 			*bytes_h2d += n * sizeof(uint64_t);
 		}
@@ -1951,13 +1951,13 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 
 		cudaMemset(d_flag, 0, sizeof(int));
 		unresolved_kernel<<<sms * kBlocksPerSm, 256>>>(sa, perm, n, t, d_flag);
-		st = from_cuda(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
+		st = cuda_status(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
 					   "unresolved_kernel");
 		if (st == PG_GPU_OK && found)
 			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
 	}
 	if (st == PG_GPU_OK)
-		st = from_cuda(err, cudaMemcpy(order, perm, n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+		st = cuda_status(err, cudaMemcpy(order, perm, n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
 					   "cudaMemcpy");
 	cudaEventRecord(ev[1]);
 	if (st == PG_GPU_OK && cudaEventSynchronize(ev[1]) == cudaSuccess)

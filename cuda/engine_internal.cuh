@@ -25,6 +25,13 @@ namespace cuda {
 pg_gpu_status set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...);
 pg_gpu_status from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what);
 
+/* PG_GPU_OK when rc is cudaSuccess, else from_cuda's status. */
+inline pg_gpu_status
+cuda_status(pg_gpu_error *err, cudaError_t rc, const char *what)
+{
+	return rc == cudaSuccess ? PG_GPU_OK : from_cuda(err, rc, what);
+}
+
 #define PG_GPU_TRY(err, call) \
 	do { \
 		cudaError_t rc_ = (call); \
