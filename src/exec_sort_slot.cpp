@@ -39,6 +39,9 @@ extern "C" {
 
 #include "guard.h"
 
+/* rows ahead whose tuples emission prefetches */
+static const uint64 kPrefetch = 8;
+
 typedef struct GpuSortSlotState
 {
 	CustomScanState css;
@@ -55,6 +58,7 @@ typedef struct GpuSortSlotState
 	MemoryContext rows_cxt;
 	MemoryContext key_cxt;		/* a row's detoasted key values */
 	MinimalTuple *rows;
+	MinimalTuple *sorted;		/* rows in order (the first norder) */
 	int64		nrows;
 	int64		cap;
 	uint64		row_bytes;
@@ -132,6 +136,7 @@ release_rows(GpuSortSlotState *s)
 	s->norder = 0;
 	s->pos = 0;
 	s->rows = NULL;
+	s->sorted = NULL;
 	s->nrows = 0;
 	s->cap = 0;
 	s->row_bytes = 0;
@@ -382,6 +387,14 @@ load_and_sort(GpuSortSlotState *s)
 		if (pg_gpu_keysort_sort(s->ks, &s->order, &s->norder, &s->gpu_ms, &s->bytes_h2d,
 								&err) == PG_GPU_OK)
 		{
+			/*
+			 * The row pointers in order, in one tight loop (its random reads
+			 * overlap), so that emission reads them in sequence.
+			 */
+			s->sorted = (MinimalTuple *) MemoryContextAllocHuge(s->rows_cxt,
+															   sizeof(MinimalTuple) * Max(s->norder, 1));
+			for (uint64_t i = 0; i < s->norder; i++)
+				s->sorted[i] = s->rows[s->order[i]];
 			s->gpu_ran = true;
 			s->rows_sorted = s->norder;
 			if (s->task.emulate)
@@ -419,7 +432,10 @@ ExecGpuSortSlotImpl(GpuSortSlotState *s)
 			release_rows(s);
 			return NULL;
 		}
-		ExecStoreMinimalTuple(s->rows[s->order[s->pos++]], scanslot, false);
+		/* the tuples lie in input order: fetch a few rows ahead */
+		if (s->pos + kPrefetch < s->norder)
+			__builtin_prefetch(s->sorted[s->pos + kPrefetch]);
+		ExecStoreMinimalTuple(s->sorted[s->pos++], scanslot, false);
 	}
 	if (!proj)
 		return scanslot;
