@@ -18,6 +18,7 @@
  * host in a fixed order.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <new>
@@ -654,6 +655,7 @@ struct pg_gpu_agg
 	sort_stats	seen = {};		/* every run's, merged */
 	sort_merge	merge;			/* runs closed (sorted, copied to the host) */
 	std::vector<void *> run_registered;	/* run buffers registered with CUDA */
+	uint64_t	run_registered_bytes = 0;
 	/* after finish: a single run stays on the device, sorted */
 	uint64_t   *d_sref = nullptr;	/* sorted references */
 	uint64_t   *d_soff = nullptr;	/* their tuples' offsets (nsorted + 1) */
@@ -1397,17 +1399,102 @@ scan_sizes(uint64_t *size, uint64_t *off, uint64_t n, pg_gpu_error *err)
  * Page-lock a run's host buffer for the GPU: its copies down after the run's sort
  * and up again in the merge then go at pinned speed instead of through the
  * driver's pageable staging (about 7 GB/s on the H100 host).  Registering costs
- * about 40 ms per GB, once; where it fails the buffer is simply copied pageable.
+ * about 40 ms per GB, once.  At most a quarter of the machine's memory is locked
+ * per sort; beyond that, or where registering fails, buffers are copied pageable.
+ * The caller has reserved room in run_registered.
  */
 static void
 register_run_buffer(pg_gpu_agg *agg, void *p, size_t bytes)
 {
-	if (bytes < (1u << 20))
+	static const uint64_t cap = (uint64_t) sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 4;
+
+	if (bytes < (1u << 20) || agg->run_registered_bytes + bytes > cap)
 		return;
 	if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess)
+	{
 		agg->run_registered.push_back(p);
+		agg->run_registered_bytes += bytes;
+	}
 	else
 		(void) cudaGetLastError();
+}
+
+/* Undo the registrations after the first nreg (their buffers are about to go). */
+static void
+unregister_since(pg_gpu_agg *agg, size_t nreg)
+{
+	while (agg->run_registered.size() > nreg)
+	{
+		cudaHostUnregister(agg->run_registered.back());
+		agg->run_registered.pop_back();
+	}
+	(void) cudaGetLastError();
+}
+
+/*
+ * Copy a sorted run of m rows to the host for the merge: offsets and references
+ * (sref, soff), each sort word in order (gathered through perm into scratch), and
+ * the tuples, gathered in pieces of one output batch.
+ */
+static pg_gpu_status
+run_to_host(pg_gpu_agg *agg, uint64_t m, const uint32_t *perm, const uint64_t *sref,
+			const uint64_t *soff, uint64_t *scratch, pg_gpu_error *err)
+{
+	size_t		nreg = agg->run_registered.size();
+	int			blocks = agg->max_blocks;
+	cudaError_t rc = cudaSuccess;
+	sort_run	R;				/* outlives the catch: unregister before it goes */
+
+	try
+	{
+		R.n = m;
+		R.off.resize(m + 1);
+		R.ref.resize(m);
+		R.words.resize((size_t) agg->nwords * m);
+		agg->merge.runs.reserve(agg->merge.runs.size() + 1);
+		agg->run_registered.reserve(nreg + 4);
+		register_run_buffer(agg, R.off.data(), (m + 1) * sizeof(uint64_t));
+		register_run_buffer(agg, R.ref.data(), m * sizeof(uint64_t));
+		register_run_buffer(agg, R.words.data(), R.words.size() * sizeof(uint64_t));
+		rc = cudaMemcpy(R.off.data(), soff, (m + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+		if (rc == cudaSuccess)
+			rc = cudaMemcpy(R.ref.data(), sref, m * sizeof(uint64_t), cudaMemcpyDeviceToHost);
+		for (int w = 0; w < agg->nwords && rc == cudaSuccess; w++)
+		{
+			gather_words_kernel<<<blocks, 256>>>(agg->sa.w[w], perm, scratch, m);
+			rc = cudaMemcpy(R.words.data() + (size_t) w * m, scratch, m * sizeof(uint64_t),
+							cudaMemcpyDeviceToHost);
+		}
+		if (rc == cudaSuccess)
+		{
+			R.tuples.resize(R.off[m]);
+			register_run_buffer(agg, R.tuples.data(), R.tuples.size());
+		}
+		for (uint64_t r0 = 0; r0 < m && rc == cudaSuccess;)
+		{
+			uint64_t	r1 = std::upper_bound(R.off.begin() + r0 + 1, R.off.end(),
+											  R.off[r0] + agg->shape.batch_bytes) - R.off.begin() - 1;
+
+			gather_tuples_kernel<true><<<blocks, 256>>>((const char *) agg->d_store, nullptr,
+														 sref + r0, soff + r0, r1 - r0,
+														 agg->run_page0, agg->out[0].d);
+			rc = cudaMemcpy(R.tuples.data() + R.off[r0], agg->out[0].d, R.off[r1] - R.off[r0],
+							cudaMemcpyDeviceToHost);
+			r0 = r1;
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		unregister_since(agg, nreg);
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a sorted run");
+	}
+	if (rc != cudaSuccess)
+	{
+		unregister_since(agg, nreg);
+		return from_cuda(err, rc, "copying a sorted run");
+	}
+	agg->merge.runs.push_back(std::move(R));	/* room reserved: no throw */
+	return PG_GPU_OK;
 }
 
 /*
@@ -1485,56 +1572,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		sref = soff = nullptr;
 	}
 	else if (st == PG_GPU_OK)
-	{
-		sort_run	R;
-		cudaError_t rc;
-
-		size_t		nreg = agg->run_registered.size();
-
-		R.n = m;
-		R.off.resize(m + 1);
-		R.ref.resize(m);
-		R.words.resize((size_t) agg->nwords * m);
-		register_run_buffer(agg, R.off.data(), (m + 1) * sizeof(uint64_t));
-		register_run_buffer(agg, R.ref.data(), m * sizeof(uint64_t));
-		register_run_buffer(agg, R.words.data(), R.words.size() * sizeof(uint64_t));
-		rc = cudaMemcpy(R.off.data(), soff, (m + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost);
-		if (rc == cudaSuccess)
-			rc = cudaMemcpy(R.ref.data(), sref, m * sizeof(uint64_t), cudaMemcpyDeviceToHost);
-		for (int w = 0; w < agg->nwords && rc == cudaSuccess; w++)
-		{
-			gather_words_kernel<<<blocks, 256>>>(agg->sa.w[w], perm, size, m);
-			rc = cudaMemcpy(R.words.data() + (size_t) w * m, size, m * sizeof(uint64_t),
-							cudaMemcpyDeviceToHost);
-		}
-		R.tuples.resize(R.off[m]);
-		register_run_buffer(agg, R.tuples.data(), R.tuples.size());
-		/* the tuples, in pieces of one output batch */
-		for (uint64_t r0 = 0; r0 < m && rc == cudaSuccess;)
-		{
-			uint64_t	r1 = std::upper_bound(R.off.begin() + r0 + 1, R.off.end(),
-											  R.off[r0] + agg->shape.batch_bytes) - R.off.begin() - 1;
-
-			gather_tuples_kernel<true><<<blocks, 256>>>((const char *) agg->d_store, nullptr,
-														 sref + r0, soff + r0, r1 - r0,
-														 agg->run_page0, agg->out[0].d);
-			rc = cudaMemcpy(R.tuples.data() + R.off[r0], agg->out[0].d, R.off[r1] - R.off[r0],
-							cudaMemcpyDeviceToHost);
-			r0 = r1;
-		}
-		if (rc != cudaSuccess)
-		{
-			st = from_cuda(err, rc, "copying a sorted run");
-			/* R goes away here: its buffers must not stay registered */
-			while (agg->run_registered.size() > nreg)
-			{
-				cudaHostUnregister(agg->run_registered.back());
-				agg->run_registered.pop_back();
-			}
-		}
-		else
-			agg->merge.runs.push_back(std::move(R));
-	}
+		st = run_to_host(agg, m, perm, sref, soff, size, err);
 	device_free(perm);
 	device_free(sref);
 	device_free(soff);
@@ -1862,9 +1900,7 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 			cudaStreamSynchronize(s.stream);
 	if (agg->out_stream)
 		cudaStreamSynchronize(agg->out_stream);
-	for (void *p : agg->run_registered)
-		cudaHostUnregister(p);	/* before the runs' memory goes */
-	agg->run_registered.clear();
+	unregister_since(agg, 0);	/* before the runs' memory goes */
 	for (Slot &s : agg->slots)
 	{
 		pinned_free(s.h_refs);

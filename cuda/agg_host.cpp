@@ -683,7 +683,11 @@ pg_gpu_keysort_add(pg_gpu_keysort *ks, const uint64_t *vals, const uint32_t *len
 extern "C" uint64_t
 pg_gpu_keysort_bytes(const pg_gpu_keysort *ks)
 {
-	return ks->seen.count * ks->nwords * sizeof(uint64_t);
+	uint64_t	bytes = 0;
+
+	for (const auto &w : ks->words)
+		bytes += w.capacity() * sizeof(uint64_t);	/* as allocated: vectors double */
+	return bytes;
 }
 
 extern "C" pg_gpu_status

@@ -1108,6 +1108,9 @@ ReScanGpuAgg(CustomScanState *node)
 	s->next_group = 0;
 	s->batch.nrows = 0;
 	s->batch_pos = 0;
+	/* ExecReScan passes changed parameters to lefttree/righttree only */
+	if (s->css.ss.ps.chgParam != NULL)
+		UpdateChangedParamSet((PlanState *) linitial(s->css.custom_ps), s->css.ss.ps.chgParam);
 	ExecReScan((PlanState *) linitial(s->css.custom_ps));
 }
 

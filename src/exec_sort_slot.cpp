@@ -429,6 +429,10 @@ ExecGpuSortSlotImpl(GpuSortSlotState *s)
 	{
 		if (s->pos >= s->norder)
 		{
+			/* the slots must not point into the rows once they are gone */
+			ExecClearTuple(scanslot);
+			if (proj)
+				ExecClearTuple(s->css.ss.ps.ps_ResultTupleSlot);
 			release_rows(s);
 			return NULL;
 		}
@@ -468,11 +472,14 @@ ReScanGpuSortSlot(CustomScanState *node)
 	GpuSortSlotState *s = (GpuSortSlotState *) node;
 	PlanState  *child = child_of(s);
 
+	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
 	release_all(s);
 	s->loaded = false;
 	s->gpu_ran = false;
 	s->fallback = false;
-	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
+	/* ExecReScan passes changed parameters to lefttree/righttree only */
+	if (s->css.ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(child, s->css.ss.ps.chgParam);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
 }

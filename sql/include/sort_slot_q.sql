@@ -16,6 +16,10 @@ SELECT sa.g, sb.c FROM sa JOIN sb USING (g) WHERE sa.id < 400 ORDER BY sb.c, sa.
 SELECT sb.g, (SELECT x.id FROM (SELECT sa.id FROM sa JOIN sb s2 ON s2.g = sa.g
                                 WHERE sa.g = sb.g ORDER BY sa.t DESC NULLS LAST, sa.id LIMIT 1) x) AS top
   FROM sb WHERE sb.g < 5 ORDER BY sb.g;
+-- ... with the parameter on the hashed side of its join (the hash table is rebuilt)
+SELECT sb.g, (SELECT string_agg(x.id::text, ',') FROM (SELECT sa.id FROM sa JOIN sb s2 ON s2.g = sa.g
+                WHERE s2.c = sb.c ORDER BY sa.t DESC NULLS LAST, sa.id LIMIT 3) x) AS top
+  FROM sb WHERE sb.g < 6 ORDER BY sb.g;
 -- a scroll cursor reads backward
 BEGIN;
 DECLARE cur SCROLL CURSOR FOR SELECT sa.id, sa.n FROM sa JOIN sb USING (g) ORDER BY sa.n, sa.id;
