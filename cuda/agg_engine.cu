@@ -37,6 +37,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "agg_host.h"
 #include "agg_state.cuh"
@@ -50,6 +51,7 @@ namespace pg_gpu {
 namespace cuda {
 
 constexpr int kThreads = 128;
+constexpr uint64_t kTopNFraction = 8;	/* LIMIT m <= n / 8: select, then sort */
 constexpr int kBlocksPerSm = 8;
 
 static_assert(PG_GPU_BLCKSZ % (16 * kThreads) == 0, "page load must tile the block");
@@ -594,6 +596,50 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
 	}
 }
 
+/*
+ * Top-N selection, one radix digit (8 bits at shift) of the most significant pass
+ * p: a histogram of the digit over the rows whose higher bits equal prefix.
+ */
+__global__ void
+select_hist_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t mask, uint64_t prefix,
+				   int shift, unsigned long long *hist)
+{
+	__shared__ unsigned int h[256];
+
+	for (int i = threadIdx.x; i < 256; i += blockDim.x)
+		h[i] = 0;
+	__syncthreads();
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	v = pass_bits(w[i], p);
+
+		if ((v & mask) == prefix)
+			atomicAdd(&h[(v >> shift) & 255], 1u);
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < 256; i += blockDim.x)
+		if (h[i])
+			atomicAdd(&hist[i], (unsigned long long) h[i]);
+}
+
+/* flag[i]: row i's most significant pass value is at most t */
+__global__ void
+select_flag_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t t, char *flag)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		flag[i] = pass_bits(w[i], p) <= t;
+}
+
+__global__ void
+map_perm_kernel(const uint32_t *cand, uint32_t *perm, uint64_t k)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < k;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		perm[i] = cand[perm[i]];
+}
+
 }							/* namespace cuda */
 }							/* namespace pg_gpu */
 
@@ -655,6 +701,7 @@ struct pg_gpu_agg
 	sort_stats	seen = {};		/* every run's, merged */
 	sort_merge	merge;			/* runs closed (sorted, copied to the host) */
 	std::vector<void *> run_registered;	/* run buffers registered with CUDA */
+	uint64_t	topn_rows = 0;	/* rows kept by top-N selections */
 	uint64_t	run_registered_bytes = 0;
 	/* after finish: a single run stays on the device, sorted */
 	uint64_t   *d_sref = nullptr;	/* sorted references */
@@ -1378,6 +1425,107 @@ sort_rows(int blocks, uint64_t n, uint64_t *const *words, const sort_pass *ps, i
 	return st;
 }
 
+/*
+ * LIMIT m over n rows, m small: select on the GPU instead of sorting everything.
+ * A radix select over the most significant pass finds the m-th smallest value t
+ * of it (one histogram pass over the rows per 8 bits); the rows at or below t, in
+ * their original order, are the candidates (ties at t included); only they are
+ * sorted, with every pass, so the first m rows and their tie order are exactly a
+ * full sort's.  *perm gets the k >= m candidates in order, *k their count.
+ * PG_GPU_OK with *perm null: too many ties at t, sort everything instead.
+ */
+static pg_gpu_status
+select_top_rows(pg_gpu_agg *agg, uint64_t n, uint64_t m, const sort_pass *ps, int np,
+				uint32_t **perm, uint64_t *k, pg_gpu_error *err)
+{
+	const sort_pass &top = ps[np - 1];
+	const uint64_t *tw = agg->sa.w[top.w];
+	int			bits = top.end - top.begin;
+	int			blocks = agg->max_blocks;
+	unsigned long long *d_hist = nullptr;
+	unsigned long long h_hist[256];
+	uint64_t	prefix = 0,
+				mask = 0,
+				need = m;
+	uint32_t   *cand = nullptr,
+			   *rows = nullptr;
+	char	   *flag = nullptr;
+	int		   *d_num = nullptr;
+	int			num = 0;
+	void	   *temp = nullptr;
+	size_t		temp_bytes = 0;
+	uint64_t   *cw[kMaxSortWords] = {};
+	pg_gpu_status st;
+
+	*perm = nullptr;
+	*k = 0;
+	if ((st = device_alloc(256 * sizeof(unsigned long long), (void **) &d_hist, err)) != PG_GPU_OK)
+		return st;
+	for (int shift = ((bits - 1) / 8) * 8; shift >= 0 && st == PG_GPU_OK; shift -= 8)
+	{
+		uint64_t	cum = 0;
+		int			d;
+
+		cudaMemset(d_hist, 0, 256 * sizeof(unsigned long long));
+		select_hist_kernel<<<blocks, 256>>>(tw, n, top, mask, prefix, shift, d_hist);
+		if ((st = cuda_status(err, cudaMemcpy(h_hist, d_hist, sizeof(h_hist),
+											  cudaMemcpyDeviceToHost), "select_hist_kernel")) != PG_GPU_OK)
+			break;
+		for (d = 0; d < 255 && cum + h_hist[d] < need; d++)
+			cum += h_hist[d];
+		need -= cum;
+		prefix |= (uint64_t) d << shift;
+		mask |= (uint64_t) 255 << shift;
+	}
+	device_free(d_hist);
+	if (st != PG_GPU_OK)
+		return st;
+
+	/* the candidates, in row order */
+	if ((st = device_alloc(n, (void **) &flag, err)) == PG_GPU_OK &&
+		(st = device_alloc(n * sizeof(uint32_t), (void **) &rows, err)) == PG_GPU_OK &&
+		(st = device_alloc(n * sizeof(uint32_t), (void **) &cand, err)) == PG_GPU_OK &&
+		(st = device_alloc(sizeof(int), (void **) &d_num, err)) == PG_GPU_OK)
+	{
+		select_flag_kernel<<<blocks, 256>>>(tw, n, top, prefix, flag);
+		iota_kernel<<<blocks, 256>>>(rows, n);
+		cub::DeviceSelect::Flagged(nullptr, temp_bytes, rows, flag, cand, d_num, (int) n);
+		if ((st = device_alloc(temp_bytes, &temp, err)) == PG_GPU_OK)
+		{
+			cub::DeviceSelect::Flagged(temp, temp_bytes, rows, flag, cand, d_num, (int) n);
+			st = cuda_status(err, cudaMemcpy(&num, d_num, sizeof(int), cudaMemcpyDeviceToHost),
+							 "cub::DeviceSelect");
+		}
+	}
+	device_free(temp);
+	device_free(flag);
+	device_free(rows);
+	device_free(d_num);
+	if (st == PG_GPU_OK && (uint64_t) num > n / 2)
+	{
+		device_free(cand);		/* ties: selecting saves nothing */
+		return PG_GPU_OK;
+	}
+	/* their words, compacted, sorted with every pass */
+	for (int p = 0; p < np && st == PG_GPU_OK; p++)
+	{
+		int			w = ps[p].w;
+
+		if (cw[w] == nullptr &&
+			(st = device_alloc((size_t) num * sizeof(uint64_t), (void **) &cw[w], err)) == PG_GPU_OK)
+			gather_words_kernel<<<blocks, 256>>>(agg->sa.w[w], cand, cw[w], (uint64_t) num);
+	}
+	if (st == PG_GPU_OK && (st = sort_rows(blocks, (uint64_t) num, cw, ps, np, perm, err)) == PG_GPU_OK)
+	{
+		map_perm_kernel<<<blocks, 256>>>(cand, *perm, (uint64_t) num);
+		*k = (uint64_t) num;
+	}
+	for (int w = 0; w < kMaxSortWords; w++)
+		device_free(cw[w]);
+	device_free(cand);
+	return st;
+}
+
 /* Offsets of n tuples from their sizes (n + 1 entries, the last 0 on entry). */
 static pg_gpu_status
 scan_sizes(uint64_t *size, uint64_t *off, uint64_t n, pg_gpu_error *err)
@@ -1515,6 +1663,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 			   *size = nullptr;
 	int			blocks = agg->max_blocks;
 	bool		keep = last && agg->merge.runs.empty();
+	int			np;
 	pg_gpu_status st;
 
 	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
@@ -1525,19 +1674,27 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 	uint64_t	n = ss.count;
 	uint64_t	m = (t.sort_limit > 0 && (uint64_t) t.sort_limit < n) ? (uint64_t) t.sort_limit : n;
 
+	uint64_t	nperm = n;		/* rows in perm: all, or the top-N candidates */
+
 	if (keep)
 		agg->nsorted = m;
 	if (n == 0)
 		goto reset;
-	if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, sort_passes(t, ss.nulls, ss.longs, ss.maxlen, ps),
-						&perm, err)) != PG_GPU_OK)
+	np = sort_passes(t, ss.nulls, ss.longs, ss.maxlen, ps);
+	/* a small LIMIT: only the rows that can be among the first m are sorted */
+	if (m <= n / kTopNFraction && np > 0 &&
+		(st = select_top_rows(agg, n, m, ps, np, &perm, &nperm, err)) != PG_GPU_OK)
+		return st;
+	if (perm)
+		agg->topn_rows += nperm;
+	else if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, np, &perm, err)) != PG_GPU_OK)
 		return st;
 	if (ss.longs)
 	{
 		int			found = 0;
 
 		cudaMemset(agg->d_flag, 0, sizeof(int));
-		unresolved_kernel<<<blocks, 256>>>(agg->sa, perm, n, t, agg->d_flag);
+		unresolved_kernel<<<blocks, 256>>>(agg->sa, perm, nperm, t, agg->d_flag);
 		if (cudaMemcpy(&found, agg->d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
 			found)
 			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
@@ -1604,6 +1761,7 @@ sort_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		return st;
 	res->nrows = (int64_t) agg->seen.count;
 	res->sort_runs = (int32_t) mg.runs.size();
+	res->sort_topn = (int64_t) agg->topn_rows;
 	agg->next_row = 0;
 	if (mg.runs.empty())
 		return PG_GPU_OK;

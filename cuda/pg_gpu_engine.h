@@ -272,6 +272,8 @@ typedef struct pg_gpu_agg_result
 {
 	int64_t		nrows;			/* tuples that passed the filter: count(*) */
 	int32_t		sort_runs;		/* GpuSort: runs merged (0: sorted in one piece) */
+	int64_t		sort_topn;		/* GpuSort under LIMIT: rows kept by the GPU's
+								 * top-N selection and sorted (0: none ran) */
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
 	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
 	int32_t		grows;			/* grouped: times the hash table was enlarged */

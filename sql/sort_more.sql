@@ -45,6 +45,9 @@ RESET pg_gpu.device_memory_limit;
 
 \i sql/include/gpusort_did.sql
 SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'gpu');
+-- a small LIMIT: the GPU selects the candidates, then sorts only them
+SELECT gpusort_did('SELECT id FROM sx ORDER BY f8 DESC, id LIMIT 10', 'topn');
+SELECT gpusort_did('SELECT id FROM sx ORDER BY ok, t DESC, id LIMIT 7 OFFSET 3', 'topn');
 SET pg_gpu.device_memory_limit = '4MB';
 SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'runs');
 SELECT gpusort_did('SELECT * FROM sx ORDER BY b, t DESC, id', 'runs');

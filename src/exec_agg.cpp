@@ -1140,6 +1140,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows Sorted", NULL, s->res.nrows, es);
 			if (s->res.sort_runs > 0)
 				ExplainPropertyInteger("Sorted Runs Merged", NULL, s->res.sort_runs, es);
+			if (s->res.sort_topn > 0)
+				ExplainPropertyInteger("Top-N Rows Kept", NULL, s->res.sort_topn, es);
 		}
 		if (s->nkeys > 0)
 		{

@@ -17,6 +17,10 @@ BEGIN
     RETURN 'ok';
   ELSIF want = 'gpu' AND p ->> 'Fallback' IS NULL AND p ->> 'Sorted Runs Merged' IS NULL THEN
     RETURN 'ok';
+  -- a LIMIT's top-N selection (the emulation sorts everything, then cuts)
+  ELSIF want = 'topn' AND p ->> 'Fallback' IS NULL AND
+        (p ->> 'Top-N Rows Kept' IS NOT NULL OR p ->> 'Page Access' = 'emulated on the CPU') THEN
+    RETURN 'ok';
   ELSIF p ->> 'Fallback' = want THEN
     RETURN 'ok';
   END IF;
