@@ -743,3 +743,144 @@ pg_gpu_keysort_end(pg_gpu_keysort *ks)
 {
 	delete ks;
 }
+
+/* ---- Key sets: built and probed on the GPU, or emulated here ---------------- */
+
+struct pg_gpu_keyset
+{
+	int			type = 0;
+	bool		emulate = false;
+	uint64_t	n = 0;
+	uint64_t	distinct = 0;
+	/* emulated: the keys and the table on the host */
+	std::vector<int64_t> vals;
+	std::vector<uint8_t> data;
+	std::vector<uint64_t> off;
+	std::vector<uint64_t> tab;
+	engine_keyset *dev = nullptr;
+};
+
+static keyset_keys
+host_keys(int type, const int64_t *vals, const char *data, const uint64_t *off)
+{
+	keyset_keys k;
+
+	k.type = type;
+	k.vals = vals;
+	k.data = (const uint8_t *) data;
+	k.off = off;
+	return k;
+}
+
+extern "C" pg_gpu_keyset *
+pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
+					const uint64_t *off, int emulate, pg_gpu_error *err)
+{
+	if (type != PG_GPU_INT8 && type != PG_GPU_TEXT && type != PG_GPU_BPCHAR)
+	{
+		host_error(err, PG_GPU_INVALID_TASK, "key sets hold integers or text");
+		return nullptr;
+	}
+	if (n >= 0xFFFFFFFFULL)
+	{
+		host_error(err, PG_GPU_OUT_OF_MEMORY, "too many keys for one key set");
+		return nullptr;
+	}
+	if (!emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
+		return nullptr;
+
+	pg_gpu_keyset *ks = new (std::nothrow) pg_gpu_keyset();
+
+	if (!ks)
+	{
+		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		return nullptr;
+	}
+	ks->type = type;
+	ks->emulate = emulate != 0;
+	ks->n = n;
+	try
+	{
+		if (!emulate)
+		{
+			if (engine_keyset_build(host_keys(type, vals, data, off), n, &ks->dev, &ks->distinct,
+									err) != PG_GPU_OK)
+			{
+				pg_gpu_keyset_free(ks);
+				return nullptr;
+			}
+			return ks;
+		}
+		if (type == PG_GPU_INT8)
+			ks->vals.assign(vals, vals + n);
+		else
+		{
+			ks->off.assign(off, off + n + 1);
+			ks->data.assign((const uint8_t *) data, (const uint8_t *) data + off[n]);
+		}
+
+		keyset_keys k = host_keys(type, ks->vals.data(), (const char *) ks->data.data(),
+								  ks->off.data());
+		uint64_t	mask = keyset_capacity(n) - 1;
+
+		ks->tab.assign(mask + 1, 0);
+		/* in index order, so the first of equal keys holds the slot */
+		for (uint64_t i = 0; i < n; i++)
+		{
+			uint64_t	h = keyset_hash(k, i);
+
+			for (uint64_t s = h & mask;; s = (s + 1) & mask)
+			{
+				uint64_t	e = ks->tab[s];
+
+				if (e == 0)
+				{
+					ks->tab[s] = keyset_slot(h, i);
+					ks->distinct++;
+					break;
+				}
+				if ((e >> 32) == (h >> 32) && keyset_equal(k, (e & 0xFFFFFFFFu) - 1, k, i))
+					break;
+			}
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		pg_gpu_keyset_free(ks);
+		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set");
+		return nullptr;
+	}
+	return ks;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const char *data,
+					const uint64_t *off, int64_t *out, pg_gpu_error *err)
+{
+	keyset_keys q = host_keys(ks->type, vals, data, off);
+
+	if (!ks->emulate)
+		return engine_keyset_probe(ks->dev, q, m, out, err);
+
+	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
+							  ks->off.data());
+
+	for (uint64_t j = 0; j < m; j++)
+		out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
+	return PG_GPU_OK;
+}
+
+extern "C" uint64_t
+pg_gpu_keyset_size(const pg_gpu_keyset *ks)
+{
+	return ks->distinct;
+}
+
+extern "C" void
+pg_gpu_keyset_free(pg_gpu_keyset *ks)
+{
+	if (!ks)
+		return;
+	engine_keyset_free(ks->dev);
+	delete ks;
+}

@@ -10,6 +10,7 @@
 #define PG_GPU_AGG_HOST_H
 
 #include "pg_gpu_engine.h"
+#include "keyset.cuh"
 #include "sort.cuh"
 
 struct host_agg;
@@ -33,5 +34,18 @@ pg_gpu_status engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint
 								const pg_gpu::cuda::sort_pass *ps, int np, bool check,
 								uint32_t *order, double *gpu_ms, uint64_t *bytes_h2d,
 								pg_gpu_error *err);
+
+/*
+ * The GPU half of the key sets (keyset.cu; the build without CUDA answers
+ * PG_GPU_NOT_COMPILED): build one on the device from host keys (*dev: its handle,
+ * *distinct: the distinct keys), probe it with host keys, free it.
+ */
+struct engine_keyset;
+
+pg_gpu_status engine_keyset_build(const pg_gpu::cuda::keyset_keys &k, uint64_t n,
+								  engine_keyset **dev, uint64_t *distinct, pg_gpu_error *err);
+pg_gpu_status engine_keyset_probe(engine_keyset *dev, const pg_gpu::cuda::keyset_keys &q,
+								  uint64_t m, int64_t *out, pg_gpu_error *err);
+void		engine_keyset_free(engine_keyset *dev);
 
 #endif							/* PG_GPU_AGG_HOST_H */

@@ -127,3 +127,23 @@ engine_sort_words(const pg_gpu_agg_task &, uint64_t, const uint64_t *const *,
 {
 	return not_compiled(err);
 }
+
+pg_gpu_status
+engine_keyset_build(const pg_gpu::cuda::keyset_keys &, uint64_t, engine_keyset **dev, uint64_t *,
+					pg_gpu_error *err)
+{
+	*dev = nullptr;
+	return not_compiled(err);
+}
+
+pg_gpu_status
+engine_keyset_probe(engine_keyset *, const pg_gpu::cuda::keyset_keys &, uint64_t, int64_t *,
+					pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+void
+engine_keyset_free(engine_keyset *)
+{
+}

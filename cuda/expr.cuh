@@ -109,6 +109,18 @@ text_value(const uint8_t *p, pval &v)
 	v.len = (w >> 2) - 4;
 }
 
+/* A 64-bit finaliser: every input bit moves every output bit. */
+PG_GPU_HD uint64_t
+mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
 /* Bytes that count: bpchar ignores trailing blanks (bcTruelen). */
 PG_GPU_HD uint32_t
 text_len(const uint8_t *p, uint32_t len, int t)

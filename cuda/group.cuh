@@ -207,17 +207,6 @@ key_word(const pval &v, int type)
 	return v.bits;
 }
 
-PG_GPU_HD uint64_t
-mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 /* FNV-1a over the bytes, mixed */
 PG_GPU_HD uint64_t
 text_hash(const uint8_t *p, uint32_t n)

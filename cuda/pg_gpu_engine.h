@@ -388,6 +388,29 @@ void		pg_gpu_keysort_end(pg_gpu_keysort *ks);
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
 
+/*
+ * ---- Key sets: exact-match lookups (the build side of issue 5) -------------
+ *
+ * A hash set of n keys of one type: PG_GPU_INT8 (vals; any integer type widened)
+ * or PG_GPU_TEXT / PG_GPU_BPCHAR (key i's bytes at data + off[i] .. off[i + 1];
+ * bpchar compared without trailing blanks).  The keys are copied, to the GPU
+ * unless emulate.  Equal keys are one entry; a key's ordinal is the least index
+ * among its equals.
+ */
+typedef struct pg_gpu_keyset pg_gpu_keyset;
+
+pg_gpu_keyset *pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
+								   const uint64_t *off, int emulate, pg_gpu_error *err);
+
+/* For each of m probe keys (same layout and type): out[i] = the ordinal, or -1. */
+pg_gpu_status pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals,
+								  const char *data, const uint64_t *off, int64_t *out,
+								  pg_gpu_error *err);
+
+/* Distinct keys in the set. */
+uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
+void		pg_gpu_keyset_free(pg_gpu_keyset *ks);
+
 /* ---- explicit aggregates: one group's collected values ------------------ */
 
 /*

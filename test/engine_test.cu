@@ -775,6 +775,92 @@ test_float_rules()
 		  tree[0].yc_sxx, seq.yc_sxx);
 }
 
+/* ---- key sets (keyset.cuh, pg_gpu_keyset_*) ------------------------------ */
+
+/* n keys of a type with duplicates, and the reference: each key's least index */
+static void
+test_keyset(std::mt19937_64 &rng, int type, uint64_t n, bool emulate)
+{
+	std::vector<int64_t> vals;
+	std::string data;
+	std::vector<uint64_t> off(1, 0);
+	std::vector<std::string> norm;
+	std::map<std::string, int64_t> first;
+	const char	alpha[] = "ab ";
+	auto		make = [&](uint64_t i, bool miss, std::vector<int64_t> &v, std::string &d,
+						   std::vector<uint64_t> &o) -> std::string {
+		if (type == PG_GPU_INT8)
+		{
+			int64_t		x = (int64_t) (rng() % (n / 2 + 3)) - (int64_t) (n / 4) + (miss ? (int64_t) n : 0);
+
+			if (i % 997 == 5)
+				x = (i & 1) ? INT64_MIN : INT64_MAX;
+			v.push_back(x);
+			return std::to_string(x);
+		}
+		size_t		len = (i % 50 == 7) ? 40 + rng() % 90 : rng() % 6;
+		std::string k;
+
+		for (size_t c = 0; c < len; c++)
+			k += miss && c == 0 ? 'z' : alpha[rng() % 3];
+		d += k;
+		o.push_back(d.size());
+		while (type == PG_GPU_BPCHAR && !k.empty() && k.back() == ' ')
+			k.pop_back();
+		return k;
+	};
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		norm.push_back(make(i, false, vals, data, off));
+		first.emplace(norm.back(), (int64_t) i);
+	}
+
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_keyset_build(type, n, vals.data(), data.data(), off.data(),
+											emulate, &err);
+
+	CHECK(ks != nullptr, "keyset build (type %d, n %llu, emulate %d): %s", type,
+		  (unsigned long long) n, emulate, err.message);
+	if (!ks)
+		return;
+	CHECK(pg_gpu_keyset_size(ks) == first.size(), "keyset size %llu vs %zu (type %d, emulate %d)",
+		  (unsigned long long) pg_gpu_keyset_size(ks), first.size(), type, emulate);
+
+	/* the build keys themselves, then probes half of which miss */
+	std::vector<int64_t> out(n + 1);
+	int			bad = 0;
+
+	CHECK(pg_gpu_keyset_probe(ks, n, vals.data(), data.data(), off.data(), out.data(), &err) ==
+		  PG_GPU_OK, "keyset probe: %s", err.message);
+	for (uint64_t i = 0; i < n; i++)
+		bad += out[i] != first[norm[i]];
+	CHECK(bad == 0, "keyset: %d of %llu build keys found at the wrong ordinal (type %d, emulate %d)",
+		  bad, (unsigned long long) n, type, emulate);
+
+	uint64_t	m = n + 17;
+	std::vector<int64_t> pv;
+	std::string pd;
+	std::vector<uint64_t> po(1, 0);
+	std::vector<std::string> pn;
+
+	for (uint64_t j = 0; j < m; j++)
+		pn.push_back(make(j, j % 2 == 1, pv, pd, po));
+	out.assign(m, 0);
+	CHECK(pg_gpu_keyset_probe(ks, m, pv.data(), pd.data(), po.data(), out.data(), &err) ==
+		  PG_GPU_OK, "keyset probe: %s", err.message);
+	bad = 0;
+	for (uint64_t j = 0; j < m; j++)
+	{
+		auto		it = first.find(pn[j]);
+
+		bad += out[j] != (it == first.end() ? -1 : it->second);
+	}
+	CHECK(bad == 0, "keyset: %d of %llu probes wrong (type %d, emulate %d)", bad,
+		  (unsigned long long) m, type, emulate);
+	pg_gpu_keyset_free(ks);
+}
+
 int
 main()
 {
@@ -820,6 +906,10 @@ main()
 			}
 		}
 	}
+	for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})
+			for (uint64_t n : {0ULL, 1ULL, 1000ULL, 200000ULL})
+				test_keyset(rng, type, n, emulate != 0);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

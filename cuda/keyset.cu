@@ -1,0 +1,173 @@
+/*
+ * keyset.cu — key sets on the GPU (keyset.cuh): the keys go to device memory once,
+ * one thread per key inserts it with atomicCAS (equal keys: atomicMin keeps the
+ * least index), and probes run one thread per probe key.
+ */
+#include <new>
+
+#include "agg_host.h"
+#include "engine_internal.cuh"
+#include "keyset.cuh"
+
+using namespace pg_gpu::cuda;
+
+struct engine_keyset
+{
+	keyset_keys keys = {};		/* device copies */
+	int64_t    *d_vals = nullptr;
+	uint8_t    *d_data = nullptr;
+	uint64_t   *d_off = nullptr;
+	uint64_t   *d_tab = nullptr;
+	uint64_t	mask = 0;
+};
+
+static __global__ void
+keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
+					unsigned long long *distinct)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	h = keyset_hash(k, i);
+		unsigned long long mine = keyset_slot(h, i);
+
+		for (uint64_t s = h & mask;; s = (s + 1) & mask)
+		{
+			unsigned long long e = atomicCAS((unsigned long long *) &tab[s], 0ULL, mine);
+
+			if (e == 0)
+			{
+				atomicAdd(distinct, 1ULL);
+				break;
+			}
+			/* an equal key's slot: it keeps the least index (same hash bits) */
+			if ((e >> 32) == (h >> 32) && keyset_equal(k, (e & 0xFFFFFFFFu) - 1, k, i))
+			{
+				atomicMin((unsigned long long *) &tab[s], mine);
+				break;
+			}
+		}
+	}
+}
+
+static __global__ void
+keyset_probe_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, keyset_keys q, uint64_t m,
+					int64_t *out)
+{
+	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
+		 j += (uint64_t) gridDim.x * blockDim.x)
+		out[j] = keyset_find(tab, mask, k, q, j);
+}
+
+/* Device copies of host keys (n of them) into *d; frees nothing on failure. */
+static pg_gpu_status
+keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals, uint8_t **data,
+			   uint64_t **off, pg_gpu_error *err)
+{
+	pg_gpu_status st;
+
+	*d = h;
+	if (h.type == PG_GPU_INT8)
+	{
+		if (n == 0)
+			return PG_GPU_OK;
+		if ((st = device_alloc(n * sizeof(int64_t), (void **) vals, err)) != PG_GPU_OK)
+			return st;
+		d->vals = *vals;
+		return cuda_status(err, cudaMemcpy(*vals, h.vals, n * sizeof(int64_t),
+										   cudaMemcpyHostToDevice), "cudaMemcpy");
+	}
+	if ((st = device_alloc((n + 1) * sizeof(uint64_t), (void **) off, err)) != PG_GPU_OK ||
+		(st = device_alloc(h.off[n] > 0 ? h.off[n] : 1, (void **) data, err)) != PG_GPU_OK)
+		return st;
+	d->off = *off;
+	d->data = *data;
+	if ((st = cuda_status(err, cudaMemcpy(*off, h.off, (n + 1) * sizeof(uint64_t),
+										  cudaMemcpyHostToDevice), "cudaMemcpy")) != PG_GPU_OK)
+		return st;
+	return h.off[n] == 0 ? PG_GPU_OK
+		: cuda_status(err, cudaMemcpy(*data, h.data, h.off[n], cudaMemcpyHostToDevice),
+					  "cudaMemcpy");
+}
+
+static int
+grid_blocks(uint64_t n)
+{
+	uint64_t	b = (n + 255) / 256;
+
+	return (int) (b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+pg_gpu_status
+engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint64_t *distinct,
+					pg_gpu_error *err)
+{
+	engine_keyset *ks = new (std::nothrow) engine_keyset();
+	unsigned long long *d_count = nullptr;
+	unsigned long long count = 0;
+	pg_gpu_status st;
+
+	*dev = nullptr;
+	if (!ks)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+	ks->mask = keyset_capacity(n) - 1;
+	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) == PG_GPU_OK &&
+		(st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
+		(st = device_alloc(sizeof(unsigned long long), (void **) &d_count, err)) == PG_GPU_OK)
+	{
+		cudaMemset(ks->d_tab, 0, (ks->mask + 1) * sizeof(uint64_t));
+		cudaMemset(d_count, 0, sizeof(unsigned long long));
+		if (n > 0)
+			keyset_build_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n, d_count);
+		st = cuda_status(err, cudaMemcpy(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
+						 "keyset_build_kernel");
+	}
+	device_free(d_count);
+	if (st != PG_GPU_OK)
+	{
+		engine_keyset_free(ks);
+		return st;
+	}
+	*distinct = count;
+	*dev = ks;
+	return PG_GPU_OK;
+}
+
+pg_gpu_status
+engine_keyset_probe(engine_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out,
+					pg_gpu_error *err)
+{
+	keyset_keys dq;
+	int64_t    *vals = nullptr,
+			   *d_out = nullptr;
+	uint8_t    *data = nullptr;
+	uint64_t   *off = nullptr;
+	pg_gpu_status st;
+
+	if (m == 0)
+		return PG_GPU_OK;
+	if ((st = keys_to_device(q, m, &dq, &vals, &data, &off, err)) == PG_GPU_OK &&
+		(st = device_alloc(m * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
+	{
+		keyset_probe_kernel<<<grid_blocks(m), 256>>>(ks->d_tab, ks->mask, ks->keys, dq, m, d_out);
+		st = cuda_status(err, cudaMemcpy(out, d_out, m * sizeof(int64_t), cudaMemcpyDeviceToHost),
+						 "keyset_probe_kernel");
+	}
+	device_free(vals);
+	device_free(data);
+	device_free(off);
+	device_free(d_out);
+	return st;
+}
+
+void
+engine_keyset_free(engine_keyset *ks)
+{
+	if (!ks)
+		return;
+	device_free(ks->d_vals);
+	device_free(ks->d_data);
+	device_free(ks->d_off);
+	device_free(ks->d_tab);
+	delete ks;
+}

@@ -1,0 +1,129 @@
+/*
+ * keyset.cuh — a hash set of keys for exact-match lookups (issue 5's build side),
+ * shared by the kernels and the host emulation.
+ *
+ * Keys are int64 values or byte strings (text, varchar; bpchar without its
+ * trailing blanks, SEMANTICS 16) held in an arena.  The table is open addressing
+ * with linear probing, capacity a power of two at least twice the keys.  A slot
+ * is 0 (empty) or the key's hash (high 32 bits) and its index + 1 (low 32 bits):
+ * a probe rejects most other keys on the hash alone, and equal keys land in one
+ * slot holding the least index among them (atomicMin on the GPU), so a key's
+ * ordinal does not depend on the order threads ran.
+ */
+#ifndef PG_GPU_KEYSET_CUH
+#define PG_GPU_KEYSET_CUH
+
+#include "expr.cuh"
+
+namespace pg_gpu {
+namespace cuda {
+
+/* 64-bit hash of len bytes, eight at a time */
+PG_GPU_HD uint64_t
+hash_bytes(const uint8_t *p, uint32_t len)
+{
+	uint64_t	h = 0x9e3779b97f4a7c15ULL ^ len;
+	uint32_t	i = 0;
+
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, p + i, 8);
+		h = mix64(h ^ w) + 0x9e3779b97f4a7c15ULL;
+	}
+	if (i < len)
+	{
+		uint64_t	w = 0;
+
+		for (uint32_t j = 0; i + j < len; j++)
+			w |= (uint64_t) p[i + j] << (8 * j);
+		h = mix64(h ^ w);
+	}
+	return mix64(h);
+}
+
+/* A key set's keys: int64 values, or text at data + off[i] .. off[i + 1]. */
+struct keyset_keys
+{
+	int			type;			/* PG_GPU_INT8 (any integer), PG_GPU_TEXT, PG_GPU_BPCHAR */
+	const int64_t *vals;
+	const uint8_t *data;
+	const uint64_t *off;
+};
+
+PG_GPU_HD uint32_t
+keyset_len(const keyset_keys &k, uint64_t i)
+{
+	return text_len(k.data + k.off[i], (uint32_t) (k.off[i + 1] - k.off[i]), k.type);
+}
+
+PG_GPU_HD uint64_t
+keyset_hash(const keyset_keys &k, uint64_t i)
+{
+	return k.type == PG_GPU_INT8 ? mix64((uint64_t) k.vals[i])
+		: hash_bytes(k.data + k.off[i], keyset_len(k, i));
+}
+
+/* Key i of a against key j of b (same type). */
+PG_GPU_HD bool
+keyset_equal(const keyset_keys &a, uint64_t i, const keyset_keys &b, uint64_t j)
+{
+	if (a.type == PG_GPU_INT8)
+		return a.vals[i] == b.vals[j];
+
+	uint32_t	la = keyset_len(a, i),
+				lb = keyset_len(b, j);
+	const uint8_t *pa = a.data + a.off[i],
+			   *pb = b.data + b.off[j];
+
+	if (la != lb)
+		return false;
+	for (uint32_t x = 0; x < la; x++)
+		if (pa[x] != pb[x])
+			return false;
+	return true;
+}
+
+PG_GPU_HD uint64_t
+keyset_slot(uint64_t h, uint64_t idx)
+{
+	return (h >> 32) << 32 | (idx + 1);
+}
+
+/*
+ * The index of the least key of the set equal to key j of q, or -1.  tab has
+ * mask + 1 slots; keys are the set's.
+ */
+PG_GPU_HD int64_t
+keyset_find(const uint64_t *tab, uint64_t mask, const keyset_keys &keys, const keyset_keys &q,
+			uint64_t j)
+{
+	uint64_t	h = keyset_hash(q, j);
+
+	for (uint64_t s = h & mask;; s = (s + 1) & mask)
+	{
+		uint64_t	e = tab[s];
+
+		if (e == 0)
+			return -1;
+		if ((e >> 32) == (h >> 32) && keyset_equal(keys, (e & 0xFFFFFFFFu) - 1, q, j))
+			return (int64_t) (e & 0xFFFFFFFFu) - 1;
+	}
+}
+
+/* Slots for n keys: a power of two, at least 2n (and 16). */
+inline uint64_t
+keyset_capacity(uint64_t n)
+{
+	uint64_t	c = 16;
+
+	while (c < 2 * n)
+		c *= 2;
+	return c;
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+#endif							/* PG_GPU_KEYSET_CUH */
