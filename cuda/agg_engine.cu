@@ -700,7 +700,8 @@ struct pg_gpu_agg
 	int64_t		run_page0 = 0;	/* global ordinal of the run's first page */
 	sort_stats	seen = {};		/* every run's, merged */
 	sort_merge	merge;			/* runs closed (sorted, copied to the host) */
-	std::vector<void *> run_registered;	/* run buffers registered with CUDA */
+	std::vector<std::pair<void *, uint64_t>> run_registered;	/* run buffers registered
+															 * with CUDA, and their bytes */
 	uint64_t	topn_rows = 0;	/* rows kept by top-N selections */
 	uint64_t	run_registered_bytes = 0;
 	/* after finish: a single run stays on the device, sorted */
@@ -1526,6 +1527,25 @@ select_top_rows(pg_gpu_agg *agg, uint64_t n, uint64_t m, const sort_pass *ps, in
 	return st;
 }
 
+/*
+ * PG_GPU_UNORDERED if two neighbours of the n rows in perm cannot be ordered by
+ * their words (sort_unresolved); d_flag: one device int of scratch.
+ */
+static pg_gpu_status
+check_ordered(const sort_arrays &sa, const uint32_t *perm, uint64_t n, const pg_gpu_agg_task &t,
+			  int *d_flag, int blocks, pg_gpu_error *err)
+{
+	int			found = 0;
+	pg_gpu_status st;
+
+	cudaMemset(d_flag, 0, sizeof(int));
+	unresolved_kernel<<<blocks, 256>>>(sa, perm, n, t, d_flag);
+	st = cuda_status(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
+					 "unresolved_kernel");
+	return st == PG_GPU_OK && found ? set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage)
+		: st;
+}
+
 /* Offsets of n tuples from their sizes (n + 1 entries, the last 0 on entry). */
 static pg_gpu_status
 scan_sizes(uint64_t *size, uint64_t *off, uint64_t n, pg_gpu_error *err)
@@ -1560,7 +1580,7 @@ register_run_buffer(pg_gpu_agg *agg, void *p, size_t bytes)
 		return;
 	if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess)
 	{
-		agg->run_registered.push_back(p);
+		agg->run_registered.push_back({p, bytes});
 		agg->run_registered_bytes += bytes;
 	}
 	else
@@ -1573,7 +1593,8 @@ unregister_since(pg_gpu_agg *agg, size_t nreg)
 {
 	while (agg->run_registered.size() > nreg)
 	{
-		cudaHostUnregister(agg->run_registered.back());
+		cudaHostUnregister(agg->run_registered.back().first);
+		agg->run_registered_bytes -= agg->run_registered.back().second;
 		agg->run_registered.pop_back();
 	}
 	(void) cudaGetLastError();
@@ -1690,15 +1711,7 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 	else if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, np, &perm, err)) != PG_GPU_OK)
 		return st;
 	if (ss.longs)
-	{
-		int			found = 0;
-
-		cudaMemset(agg->d_flag, 0, sizeof(int));
-		unresolved_kernel<<<blocks, 256>>>(agg->sa, perm, nperm, t, agg->d_flag);
-		if (cudaMemcpy(&found, agg->d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess &&
-			found)
-			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
-	}
+		st = check_ordered(agg->sa, perm, nperm, t, agg->d_flag, blocks, err);
 	/* references and sizes of the first m rows, offsets by an exclusive scan */
 	if (st == PG_GPU_OK &&
 		(st = device_alloc(m * sizeof(uint64_t), (void **) &sref, err)) == PG_GPU_OK &&
@@ -2175,16 +2188,7 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 		st = sort_rows(sms * kBlocksPerSm, n, sa.w, ps, np, &perm, err);
 	if (st == PG_GPU_OK && check && n > 1 &&
 		(st = device_alloc(sizeof(int), (void **) &d_flag, err)) == PG_GPU_OK)
-	{
-		int			found = 0;
-
-		cudaMemset(d_flag, 0, sizeof(int));
-		unresolved_kernel<<<sms * kBlocksPerSm, 256>>>(sa, perm, n, t, d_flag);
-		st = cuda_status(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
-					   "unresolved_kernel");
-		if (st == PG_GPU_OK && found)
-			st = set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage);
-	}
+		st = check_ordered(sa, perm, n, t, d_flag, sms * kBlocksPerSm, err);
 	if (st == PG_GPU_OK)
 		st = cuda_status(err, cudaMemcpy(order, perm, n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
 					   "cudaMemcpy");

@@ -130,6 +130,18 @@ host_sort_perm(uint64_t n, const sort_pass *ps, int np, W word)
 	return idx;
 }
 
+/* Whether two neighbours in idx cannot be ordered by their words (sort_unresolved). */
+template <typename W>
+static bool
+host_unordered(const pg_gpu_agg_task &t, const std::vector<uint32_t> &idx, W word)
+{
+	for (size_t i = 1; i < idx.size(); i++)
+		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
+							[&](int w) { return word(idx[i], w); }))
+			return true;
+	return false;
+}
+
 static pg_gpu_status
 host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 {
@@ -156,11 +168,8 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 	std::vector<uint32_t> idx = host_sort_perm(n, ps, np, word);
 
 	sort_stats_add(h->seen, h->run);
-	for (uint64_t i = 1; h->run.longs && i < n; i++)
-		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
-							[&](int w) { return word(idx[i], w); }))
-			return host_error(err, PG_GPU_UNORDERED,
-							  kUnorderedMessage);
+	if (h->run.longs && host_unordered(t, idx, word))
+		return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
 
 	raw_vector<uint64_t> off(m + 1, 0),
 				ref(m, 0);
@@ -710,11 +719,8 @@ pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n, dou
 		if (t.emulate)
 		{
 			ks->order = host_sort_perm(rows, ps, np, word);
-			for (uint64_t i = 1; ks->seen.longs && i < rows; i++)
-				if (sort_unresolved(t, [&](int w) { return word(ks->order[i - 1], w); },
-									[&](int w) { return word(ks->order[i], w); }))
-					return host_error(err, PG_GPU_UNORDERED,
-									  kUnorderedMessage);
+			if (ks->seen.longs && host_unordered(t, ks->order, word))
+				return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
 		}
 		else
 		{

@@ -121,6 +121,17 @@ mix64(uint64_t h)
 	return h;
 }
 
+/* FNV-1a over the bytes, mixed */
+PG_GPU_HD uint64_t
+text_hash(const uint8_t *p, uint32_t n)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return mix64(h ^ n);
+}
+
 /* Bytes that count: bpchar ignores trailing blanks (bcTruelen). */
 PG_GPU_HD uint32_t
 text_len(const uint8_t *p, uint32_t len, int t)

@@ -207,17 +207,6 @@ key_word(const pval &v, int type)
 	return v.bits;
 }
 
-/* FNV-1a over the bytes, mixed */
-PG_GPU_HD uint64_t
-text_hash(const uint8_t *p, uint32_t n)
-{
-	uint64_t	h = 0xcbf29ce484222325ULL;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return mix64(h ^ n);
-}
-
 /* kw[0] = NULL mask, kw[1..nkeys] = key words */
 PG_GPU_HD uint64_t
 key_hash(const uint64_t *kw, int nkeys)

@@ -18,31 +18,6 @@
 namespace pg_gpu {
 namespace cuda {
 
-/* 64-bit hash of len bytes, eight at a time */
-PG_GPU_HD uint64_t
-hash_bytes(const uint8_t *p, uint32_t len)
-{
-	uint64_t	h = 0x9e3779b97f4a7c15ULL ^ len;
-	uint32_t	i = 0;
-
-	for (; i + 8 <= len; i += 8)
-	{
-		uint64_t	w;
-
-		memcpy(&w, p + i, 8);
-		h = mix64(h ^ w) + 0x9e3779b97f4a7c15ULL;
-	}
-	if (i < len)
-	{
-		uint64_t	w = 0;
-
-		for (uint32_t j = 0; i + j < len; j++)
-			w |= (uint64_t) p[i + j] << (8 * j);
-		h = mix64(h ^ w);
-	}
-	return mix64(h);
-}
-
 /* A key set's keys: int64 values, or text at data + off[i] .. off[i + 1]. */
 struct keyset_keys
 {
@@ -62,7 +37,7 @@ PG_GPU_HD uint64_t
 keyset_hash(const keyset_keys &k, uint64_t i)
 {
 	return k.type == PG_GPU_INT8 ? mix64((uint64_t) k.vals[i])
-		: hash_bytes(k.data + k.off[i], keyset_len(k, i));
+		: text_hash(k.data + k.off[i], keyset_len(k, i));
 }
 
 /* Key i of a against key j of b (same type). */

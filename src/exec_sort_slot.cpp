@@ -35,6 +35,7 @@ extern "C" {
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "gpuagg.h"
+#include "expr_compile.h"
 }
 
 #include "guard.h"
@@ -63,7 +64,6 @@ typedef struct GpuSortSlotState
 	int64		cap;
 	uint64		row_bytes;
 	pg_gpu_keysort *ks;
-	const uint32_t *order;
 	uint64_t	norder;
 	uint64_t	pos;
 	uint64_t	rows_sorted;	/* for EXPLAIN */
@@ -121,9 +121,9 @@ child_of(GpuSortSlotState *s)
 	return (PlanState *) linitial(s->css.custom_ps);
 }
 
-/* Engine and tuplesort released, kept rows dropped; safe to call more than once. */
+/* The engine's key sort released; safe to call more than once. */
 static void
-release_rows(GpuSortSlotState *s)
+end_keysort(GpuSortSlotState *s)
 {
 	if (s->ks)
 	{
@@ -132,7 +132,13 @@ release_rows(GpuSortSlotState *s)
 		s->ks = NULL;
 		pg_gpu_keysort_end(ks);
 	}
-	s->order = NULL;
+}
+
+/* Engine released, kept rows dropped; safe to call more than once. */
+static void
+release_rows(GpuSortSlotState *s)
+{
+	end_keysort(s);
 	s->norder = 0;
 	s->pos = 0;
 	s->rows = NULL;
@@ -160,15 +166,7 @@ release_all(GpuSortSlotState *s)
 static void
 slot_cleanup_callback(void *arg)
 {
-	GpuSortSlotState *s = (GpuSortSlotState *) arg;
-
-	if (s->ks)
-	{
-		pg_gpu_keysort *ks = s->ks;
-
-		s->ks = NULL;
-		pg_gpu_keysort_end(ks);
-	}
+	end_keysort((GpuSortSlotState *) arg);
 }
 
 static void
@@ -292,45 +290,13 @@ keep_row(GpuSortSlotState *s, TupleTableSlot *slot, PgGpuFallback *reason, pg_gp
 			nulls |= 1u << k;
 			continue;
 		}
-		switch (s->task.keys[k].type)
+		if (!PgGpuDatumWord(d, s->task.keys[k].type, &vals[k]))
 		{
-			case PG_GPU_INT2:
-				vals[k] = (uint64) (int64) DatumGetInt16(d);
-				break;
-			case PG_GPU_INT4:
-			case PG_GPU_DATE:
-				vals[k] = (uint64) (int64) DatumGetInt32(d);
-				break;
-			case PG_GPU_FLOAT4:
-				{
-					double		f = (double) DatumGetFloat4(d);
+			/* text, bpchar, numeric: their bytes after the varlena header */
+			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
 
-					memcpy(&vals[k], &f, 8);
-					break;
-				}
-			case PG_GPU_FLOAT8:
-				{
-					double		f = DatumGetFloat8(d);
-
-					memcpy(&vals[k], &f, 8);
-					break;
-				}
-			case PG_GPU_BOOL:
-				vals[k] = DatumGetBool(d) ? 1 : 0;
-				break;
-			case PG_GPU_TEXT:
-			case PG_GPU_BPCHAR:
-			case PG_GPU_NUMERIC:
-				{
-					struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-					vals[k] = (uint64) (uintptr_t) VARDATA_ANY(v);
-					lens[k] = (uint32) VARSIZE_ANY_EXHDR(v);
-					break;
-				}
-			default:			/* int8, timestamp, timestamptz */
-				vals[k] = (uint64) DatumGetInt64(d);
-				break;
+			vals[k] = (uint64) (uintptr_t) VARDATA_ANY(v);
+			lens[k] = (uint32) VARSIZE_ANY_EXHDR(v);
 		}
 	}
 	st = pg_gpu_keysort_add(s->ks, vals, lens, nulls, err);
@@ -359,6 +325,7 @@ load_and_sort(GpuSortSlotState *s)
 	pg_gpu_error err;
 	PgGpuFallback reason;
 	char		msg[256];
+	const uint32_t *order;
 	instr_time	t0,
 				t1;
 
@@ -384,7 +351,7 @@ load_and_sort(GpuSortSlotState *s)
 	INSTR_TIME_ACCUM_DIFF(s->t_input, t1, t0);
 	if (!s->ts)
 	{
-		if (pg_gpu_keysort_sort(s->ks, &s->order, &s->norder, &s->gpu_ms, &s->bytes_h2d,
+		if (pg_gpu_keysort_sort(s->ks, &order, &s->norder, &s->gpu_ms, &s->bytes_h2d,
 								&err) == PG_GPU_OK)
 		{
 			/*
@@ -394,7 +361,7 @@ load_and_sort(GpuSortSlotState *s)
 			s->sorted = (MinimalTuple *) MemoryContextAllocHuge(s->rows_cxt,
 															   sizeof(MinimalTuple) * Max(s->norder, 1));
 			for (uint64_t i = 0; i < s->norder; i++)
-				s->sorted[i] = s->rows[s->order[i]];
+				s->sorted[i] = s->rows[order[i]];
 			s->gpu_ran = true;
 			s->rows_sorted = s->norder;
 			if (s->task.emulate)

@@ -216,6 +216,44 @@ use_attribute(PgGpuCompiler *c, int attidx, int type)
 	return true;
 }
 
+bool
+PgGpuDatumWord(Datum d, int type, uint64 *bits)
+{
+	switch (type)
+	{
+		case PG_GPU_INT2:
+			*bits = (uint64) (int64) DatumGetInt16(d);
+			return true;
+		case PG_GPU_INT4:
+		case PG_GPU_DATE:
+			*bits = (uint64) (int64) DatumGetInt32(d);
+			return true;
+		case PG_GPU_INT8:
+		case PG_GPU_TIMESTAMP:
+			*bits = (uint64) DatumGetInt64(d);
+			return true;
+		case PG_GPU_FLOAT4:
+			{
+				double		v = DatumGetFloat4(d);
+
+				memcpy(bits, &v, 8);
+				return true;
+			}
+		case PG_GPU_FLOAT8:
+			{
+				double		v = DatumGetFloat8(d);
+
+				memcpy(bits, &v, 8);
+				return true;
+			}
+		case PG_GPU_BOOL:
+			*bits = DatumGetBool(d) ? 1 : 0;
+			return true;
+		default:
+			return false;
+	}
+}
+
 /* Append a constant (the engine's 64-bit word); *idx receives its index. */
 static bool
 add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
@@ -226,38 +264,10 @@ add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
 
 	if (n >= PG_GPU_MAX_CONSTS)
 		return false;
-	if (!isnull)
+	if (!isnull && !PgGpuDatumWord(d, type, &bits))
 	{
 		switch (type)
 		{
-			case PG_GPU_INT2:
-				bits = (uint64) (int64) DatumGetInt16(d);
-				break;
-			case PG_GPU_INT4:
-			case PG_GPU_DATE:
-				bits = (uint64) (int64) DatumGetInt32(d);
-				break;
-			case PG_GPU_INT8:
-			case PG_GPU_TIMESTAMP:
-				bits = (uint64) DatumGetInt64(d);
-				break;
-			case PG_GPU_FLOAT4:
-				{
-					double		v = DatumGetFloat4(d);
-
-					memcpy(&bits, &v, 8);
-					break;
-				}
-			case PG_GPU_FLOAT8:
-				{
-					double		v = DatumGetFloat8(d);
-
-					memcpy(&bits, &v, 8);
-					break;
-				}
-			case PG_GPU_BOOL:
-				bits = DatumGetBool(d) ? 1 : 0;
-				break;
 			case PG_GPU_TEXT:
 			case PG_GPU_BPCHAR:
 				{

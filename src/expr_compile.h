@@ -51,6 +51,12 @@ bool		PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out);
  */
 bool		PgGpuCompileColumnAs(PgGpuCompiler *c, int attidx, int type, pg_gpu_expr *out);
 
+/*
+ * A fixed-width value as the engine's 64-bit word (integers and dates as int64,
+ * floats as double bits, bool 0/1); false for other types.
+ */
+bool		PgGpuDatumWord(Datum d, int type, uint64 *bits);
+
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);
 

@@ -88,8 +88,7 @@ struct PgGpuPinCtx
 
 /* Pin, lock and inspect blocks [start, end) into chunk c (caller owns c). */
 static void
-fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, BlockNumber end,
-		   BufferAccessStrategy strategy)
+fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, BlockNumber end)
 {
 	int			n = 0,
 				nvis = 0;
@@ -101,7 +100,7 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		bool		has_bits;
 
 		CHECK_FOR_INTERRUPTS();
-		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, NULL);
 		LockBuffer(b, BUFFER_LOCK_SHARE);
 		nlp = PgGpuInspectPage(rel, snapshot, b, blk,
 							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
@@ -188,7 +187,7 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 			continue;
 		}
 		fill_chunk(&ps->chunks[slot], rel, snapshot, start,
-				   Min(ps->nblocks, start + PG_GPU_PIN_CHUNK_PAGES), NULL);
+				   Min(ps->nblocks, start + PG_GPU_PIN_CHUNK_PAGES));
 		mine[slot] = true;
 		pg_atomic_write_u32(&ps->chunks[slot].state, CHUNK_READY);
 		ConditionVariableBroadcast(&ps->cv);

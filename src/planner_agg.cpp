@@ -630,6 +630,14 @@ sort_key_type(SortGroupClause *sgc, Expr *expr, bool *desc)
 	return t;
 }
 
+/* Top-N: only the first limit_tuples rows come back (WITH TIES needs the rest). */
+static int64
+sort_limit(PlannerInfo *root)
+{
+	return root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
+		root->parse->limitOption != LIMIT_OPTION_WITH_TIES ? (int64) root->limit_tuples : 0;
+}
+
 /* An ORDER BY item GpuSort over a table can take: a column of it (sort_key_type). */
 static bool
 sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr *expr)
@@ -727,8 +735,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 	if (!pg_gpu_sort_words_ok(task))
 		return;
 	task->sort = 1;
-	task->sort_limit = root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
-		parse->limitOption != LIMIT_OPTION_WITH_TIES ? (int64) root->limit_tuples : 0;
+	task->sort_limit = sort_limit(root);
 
 	CustomPath *cpath = makeNode(CustomPath);
 	double		rows = child->rows;
@@ -843,9 +850,7 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	if (!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task))
 		return;
 	task->sort = 1;
-	/* top-N: only the first limit_tuples rows come back (WITH TIES needs the rest) */
-	task->sort_limit = root->limit_tuples > 0 && root->limit_tuples < 1e15 &&
-		parse->limitOption != LIMIT_OPTION_WITH_TIES ? (int64) root->limit_tuples : 0;
+	task->sort_limit = sort_limit(root);
 
 	/* the fallback: PostgreSQL's sort of the cheapest scan, with the query's output */
 	Path	   *cpu = (Path *) create_sort_path(root, output_rel, input_rel->cheapest_total_path,
