@@ -977,6 +977,11 @@ valid_task(const pg_gpu_agg_task *t)
 			(in.op == PG_GPU_OP_CONST && in.a >= PG_GPU_MAX_CONSTS) ||
 			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
 			return false;
+		/* a set the caller filled in */
+		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT) &&
+			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS || t->sets[in.a].tab == 0 ||
+			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
+			return false;
 		/* text constants lie inside the pool */
 		int			nc = in.op == PG_GPU_OP_CONST ? 1 : in.op == PG_GPU_OP_IN ? (int) in.b : 0;
 
@@ -995,7 +1000,10 @@ valid_task(const pg_gpu_agg_task *t)
 	for (int k = 0; k < t->nkeys; k++)
 		if (!valid_expr(t, t->keys[k], true))
 			return false;
-	return valid_expr(t, t->filter, false);
+	/* weights: counting rows only */
+	if (t->weight.len > 0 && (t->ninputs > 0 || t->nkeys > 0 || t->sort))
+		return false;
+	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
 }
 
 extern "C" pg_gpu_agg *

@@ -763,6 +763,7 @@ struct pg_gpu_keyset
 	std::vector<uint8_t> data;
 	std::vector<uint64_t> off;
 	std::vector<uint64_t> tab;
+	std::vector<uint64_t> mult;
 	engine_keyset *dev = nullptr;
 };
 
@@ -849,6 +850,9 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 					break;
 			}
 		}
+		ks->mult.assign(n > 0 ? n : 1, 0);
+		for (uint64_t i = 0; i < n; i++)
+			ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]++;
 	}
 	catch (const std::bad_alloc &)
 	{
@@ -880,6 +884,29 @@ extern "C" uint64_t
 pg_gpu_keyset_size(const pg_gpu_keyset *ks)
 {
 	return ks->distinct;
+}
+
+extern "C" void
+pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out)
+{
+	uint8_t		has_null = out->has_null,
+				nonempty = out->nonempty;
+
+	memset(out, 0, sizeof(*out));
+	out->type = ks->type;
+	out->has_null = has_null;
+	out->nonempty = nonempty;
+	if (!ks->emulate)
+	{
+		engine_keyset_ref(ks->dev, out);
+		return;
+	}
+	out->tab = (uint64_t) (uintptr_t) ks->tab.data();
+	out->mask = ks->tab.size() - 1;
+	out->vals = (uint64_t) (uintptr_t) ks->vals.data();
+	out->data = (uint64_t) (uintptr_t) ks->data.data();
+	out->off = (uint64_t) (uintptr_t) ks->off.data();
+	out->mult = (uint64_t) (uintptr_t) ks->mult.data();
 }
 
 extern "C" void

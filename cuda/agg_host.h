@@ -47,5 +47,6 @@ pg_gpu_status engine_keyset_build(const pg_gpu::cuda::keyset_keys &k, uint64_t n
 pg_gpu_status engine_keyset_probe(engine_keyset *dev, const pg_gpu::cuda::keyset_keys &q,
 								  uint64_t m, int64_t *out, pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
+void		engine_keyset_ref(const engine_keyset *dev, pg_gpu_set_ref *out);
 
 #endif							/* PG_GPU_AGG_HOST_H */

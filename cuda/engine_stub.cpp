@@ -147,3 +147,8 @@ void
 engine_keyset_free(engine_keyset *)
 {
 }
+
+void
+engine_keyset_ref(const engine_keyset *, pg_gpu_set_ref *)
+{
+}

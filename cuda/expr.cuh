@@ -369,6 +369,58 @@ load_col(const uint8_t *p, int t)
 }
 
 /*
+ * Linear probing in a key set's slots (keyset.cuh): a slot is 0 (empty) or a
+ * hash's high 32 bits and a key's index + 1.  eq(i) compares key i; returns the
+ * index found, or -1.
+ */
+template <typename Eq>
+PG_GPU_HD int64_t
+set_probe(const uint64_t *tab, uint64_t mask, uint64_t h, Eq &&eq)
+{
+	for (uint64_t s = h & mask;; s = (s + 1) & mask)
+	{
+		uint64_t	e = tab[s];
+
+		if (e == 0)
+			return -1;
+		if ((e >> 32) == (h >> 32) && eq((e & 0xFFFFFFFFu) - 1))
+			return (int64_t) (e & 0xFFFFFFFFu) - 1;
+	}
+}
+
+/* The ordinal of the key of set s equal to x (not NULL) of type t, or -1. */
+PG_GPU_HD int64_t
+set_find(const pg_gpu_set_ref &s, const pval &x, int t)
+{
+	const uint64_t *tab = (const uint64_t *) (uintptr_t) s.tab;
+
+	if (!is_text_type(t))
+	{
+		const int64_t *vals = (const int64_t *) (uintptr_t) s.vals;
+
+		return set_probe(tab, s.mask, mix64(x.bits), [&](uint64_t i) {
+			return (uint64_t) vals[i] == x.bits;
+		});
+	}
+
+	const uint8_t *p = (const uint8_t *) (uintptr_t) x.bits;
+	const uint8_t *data = (const uint8_t *) (uintptr_t) s.data;
+	const uint64_t *off = (const uint64_t *) (uintptr_t) s.off;
+	uint32_t	n = text_len(p, x.len, t);
+
+	return set_probe(tab, s.mask, text_hash(p, n), [&](uint64_t i) {
+		const uint8_t *k = data + off[i];
+
+		if (text_len(k, (uint32_t) (off[i + 1] - off[i]), s.type) != n)
+			return false;
+		for (uint32_t b = 0; b < n; b++)
+			if (k[b] != p[b])
+				return false;
+		return true;
+	});
+}
+
+/*
  * Run one program over the tuple's column values.  Returns false if PostgreSQL
  * would raise an error for this tuple.
  */
@@ -542,6 +594,41 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					}
 					x.bits = found ? 1 : 0;
 					x.null = !found && saw_null;
+					break;
+				}
+			case PG_GPU_OP_IN_SET:
+				{
+					const pg_gpu_set_ref &set = task.sets[in.a];
+					pval	   &x = st[sp - 1];
+					bool		found;
+
+					if (!set.nonempty)
+					{
+						/* x IN (empty) is false, even for a NULL x */
+						x.bits = 0;
+						x.null = false;
+						break;
+					}
+					if (x.null)
+					{
+						x.bits = 0;
+						x.null = (in.b == 0);
+						break;
+					}
+					found = set_find(set, x, in.type) >= 0;
+					x.bits = found ? 1 : 0;
+					x.null = !found && in.b == 0 && set.has_null;
+					break;
+				}
+			case PG_GPU_OP_SET_MULT:
+				{
+					const pg_gpu_set_ref &set = task.sets[in.a];
+					pval	   &x = st[sp - 1];
+					int64_t		i = (x.null || !set.nonempty) ? -1 : set_find(set, x, in.type);
+
+					x.bits = i < 0 ? 0 : ((const uint64_t *) (uintptr_t) set.mult)[i];
+					x.null = false;
+					x.len = 0;
 					break;
 				}
 			default:

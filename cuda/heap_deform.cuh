@@ -141,7 +141,8 @@ tup_status(int r)
 
 /*
  * Deform the tuple's columns, apply the filter, and evaluate the group keys (into
- * keys, when the task has any) and the aggregate inputs.
+ * keys, when the task has any) and the aggregate inputs.  A weighted task returns
+ * the row's weight instead of TUP_OK.
  */
 PG_GPU_HD int
 eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
@@ -165,6 +166,15 @@ eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 			return TUP_EXPR_ERROR;
 		if (f.null || f.bits == 0)
 			return TUP_SKIP;
+	}
+	if (task.weight.len > 0)
+	{
+		/* a plain task with no inputs (valid_task): the row counts w times */
+		pval		w;
+
+		if (!eval(task, task.weight, cols, &w) || w.null || (int64_t) w.bits > 0x7FFFFFFF)
+			return TUP_EXPR_ERROR;
+		return (int) w.bits;
 	}
 	for (int k = 0; k < task.nkeys; k++)
 		if (!eval(task, task.keys[k], cols, &keys[k]))

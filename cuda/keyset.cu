@@ -18,6 +18,7 @@ struct engine_keyset
 	uint8_t    *d_data = nullptr;
 	uint64_t   *d_off = nullptr;
 	uint64_t   *d_tab = nullptr;
+	uint64_t   *d_mult = nullptr;	/* per least index: keys equal to it */
 	uint64_t	mask = 0;
 };
 
@@ -48,6 +49,16 @@ keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 			}
 		}
 	}
+}
+
+/* After the build: each key counts itself at its equals' least index. */
+static __global__ void
+keyset_count_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
+					unsigned long long *mult)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		atomicAdd(&mult[keyset_find(tab, mask, k, k, i)], 1ULL);
 }
 
 static __global__ void
@@ -90,6 +101,12 @@ keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals,
 					  "cudaMemcpy");
 }
 
+static inline uint64_t
+Max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
 static int
 grid_blocks(uint64_t n)
 {
@@ -113,12 +130,18 @@ engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint6
 	ks->mask = keyset_capacity(n) - 1;
 	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) == PG_GPU_OK &&
 		(st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
+		(st = device_alloc(Max64(n, 1) * sizeof(uint64_t), (void **) &ks->d_mult, err)) == PG_GPU_OK &&
 		(st = device_alloc(sizeof(unsigned long long), (void **) &d_count, err)) == PG_GPU_OK)
 	{
 		cudaMemset(ks->d_tab, 0, (ks->mask + 1) * sizeof(uint64_t));
+		cudaMemset(ks->d_mult, 0, Max64(n, 1) * sizeof(uint64_t));
 		cudaMemset(d_count, 0, sizeof(unsigned long long));
 		if (n > 0)
+		{
 			keyset_build_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n, d_count);
+			keyset_count_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n,
+														 (unsigned long long *) ks->d_mult);
+		}
 		st = cuda_status(err, cudaMemcpy(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
 						 "keyset_build_kernel");
 	}
@@ -169,5 +192,17 @@ engine_keyset_free(engine_keyset *ks)
 	device_free(ks->d_data);
 	device_free(ks->d_off);
 	device_free(ks->d_tab);
+	device_free(ks->d_mult);
 	delete ks;
+}
+
+void
+engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
+{
+	out->tab = (uint64_t) (uintptr_t) ks->d_tab;
+	out->mask = ks->mask;
+	out->vals = (uint64_t) (uintptr_t) ks->keys.vals;
+	out->data = (uint64_t) (uintptr_t) ks->keys.data;
+	out->off = (uint64_t) (uintptr_t) ks->keys.off;
+	out->mult = (uint64_t) (uintptr_t) ks->d_mult;
 }

@@ -74,17 +74,9 @@ PG_GPU_HD int64_t
 keyset_find(const uint64_t *tab, uint64_t mask, const keyset_keys &keys, const keyset_keys &q,
 			uint64_t j)
 {
-	uint64_t	h = keyset_hash(q, j);
-
-	for (uint64_t s = h & mask;; s = (s + 1) & mask)
-	{
-		uint64_t	e = tab[s];
-
-		if (e == 0)
-			return -1;
-		if ((e >> 32) == (h >> 32) && keyset_equal(keys, (e & 0xFFFFFFFFu) - 1, q, j))
-			return (int64_t) (e & 0xFFFFFFFFu) - 1;
-	}
+	return set_probe(tab, mask, keyset_hash(q, j), [&](uint64_t i) {
+		return keyset_equal(keys, i, q, j);
+	});
 }
 
 /* Slots for n keys: a power of two, at least 2n (and 16). */

@@ -102,6 +102,7 @@ int			pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err);
 #define PG_GPU_MAX_STACK 16
 #define PG_GPU_MAX_DEFORM_ATTS 256
 #define PG_GPU_AGG_SLOTS 3		/* chunks in flight */
+#define PG_GPU_MAX_SETS 4			/* key sets a task probes (IN_SET) */
 
 /* Value types the kernels decode and compute with. */
 typedef enum pg_gpu_coltype
@@ -151,7 +152,12 @@ typedef enum pg_gpu_opcode
 	PG_GPU_OP_NOT,
 	PG_GPU_OP_ISNULL,
 	PG_GPU_OP_ISNOTNULL,
-	PG_GPU_OP_IN				/* type: operand type, constants a .. a+b-1 */
+	PG_GPU_OP_IN,				/* type: operand type, constants a .. a+b-1 */
+	PG_GPU_OP_IN_SET,			/* type: operand type, a: key set (task->sets);
+								 * b = 0: x IN (set), three-valued (SEMANTICS 17);
+								 * b = 1: a join's match, NULL never matches */
+	PG_GPU_OP_SET_MULT			/* a: key set; the number of the set's keys
+								 * equal to x (int8; 0 when none or NULL) */
 } pg_gpu_opcode;
 
 typedef enum pg_gpu_cmp
@@ -195,6 +201,25 @@ typedef struct pg_gpu_agg_column
 	uint8_t		pad;
 } pg_gpu_agg_column;
 
+/*
+ * A key set a task probes (pg_gpu_keyset_ref fills it): device addresses, or
+ * host ones when the task is emulated.  Keys are integers as int64 (any integer
+ * type, date, timestamp) or text (type PG_GPU_TEXT / PG_GPU_BPCHAR).
+ */
+typedef struct pg_gpu_set_ref
+{
+	uint64_t	tab;			/* slots (keyset.cuh), mask + 1 of them */
+	uint64_t	mask;
+	uint64_t	vals;			/* int64 keys */
+	uint64_t	data;			/* text keys: bytes, and n + 1 offsets */
+	uint64_t	off;
+	uint64_t	mult;			/* per key ordinal: how many keys are equal */
+	int32_t		type;
+	uint8_t		has_null;		/* the set's source held a NULL */
+	uint8_t		nonempty;		/* ... held at least one value, NULL or not */
+	uint16_t	pad;
+} pg_gpu_set_ref;
+
 typedef struct pg_gpu_agg_task
 {
 	/* physical layout of attributes 0 .. natts-1 (natts covers every column read) */
@@ -218,6 +243,14 @@ typedef struct pg_gpu_agg_task
 	uint64_t	consts[PG_GPU_MAX_CONSTS];	/* int64 or double bits */
 	uint64_t	const_null;		/* bit i: constant i is NULL */
 	uint8_t		strpool[PG_GPU_MAX_STRPOOL];	/* bytes of text constants */
+	/* key sets probed by IN_SET / SET_MULT, filled in by the caller at run time */
+	int32_t		nsets;
+	pg_gpu_set_ref sets[PG_GPU_MAX_SETS];
+	/*
+	 * Ungrouped tasks with no aggregate inputs (count(*) over an inner join):
+	 * each passing row counts as this program's value (len 0: as one).
+	 */
+	pg_gpu_expr weight;
 	/*
 	 * GpuSort (sort = 1): keys[0 .. nkeys) are the sort keys, most significant
 	 * first, with their direction and NULL placement; no aggregate inputs.  The
@@ -409,6 +442,12 @@ pg_gpu_status pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *
 
 /* Distinct keys in the set. */
 uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
+
+/*
+ * The set as a task's kernels probe it (has_null and nonempty are the caller's:
+ * NULLs never enter a set).  Valid until pg_gpu_keyset_free.
+ */
+void		pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out);
 void		pg_gpu_keyset_free(pg_gpu_keyset *ks);
 
 /* ---- explicit aggregates: one group's collected values ------------------ */

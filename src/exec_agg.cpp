@@ -48,6 +48,7 @@ extern "C" {
 #include "pg_gpu_engine.h"
 #include "agg_catalog.h"
 #include "gpuagg.h"
+#include "exec_sets.h"
 #include "pin_workers.h"
 }
 
@@ -172,6 +173,8 @@ typedef struct GpuAggState
 	Buffer	   *pins[PG_GPU_AGG_SLOTS];
 	int			npins[PG_GPU_AGG_SLOTS];
 	MemoryContextCallback cleanup;
+	List	   *set_sources;	/* the task's key sets (expr_compile.h) */
+	PgGpuSets	sets;
 
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
@@ -293,6 +296,8 @@ release_gpu(GpuAggState *s, bool release_pins, bool keep_engine = false)
 		s->agg = NULL;
 		pg_gpu_agg_end(agg);	/* waits for in-flight kernels */
 	}
+	if (!s->agg)
+		PgGpuFreeSets(&s->sets);	/* probed by the engine's kernels */
 	if (s->pin_ctx)
 	{
 		PgGpuPinCtx *ctx = s->pin_ctx;
@@ -322,6 +327,7 @@ gpuagg_cleanup_callback(void *arg)
 		s->agg = NULL;
 		pg_gpu_agg_end(agg);
 	}
+	PgGpuFreeSets(&s->sets);
 }
 
 /* Whether an expression reads a system column (ctid and the like). */
@@ -391,9 +397,11 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 		ItemPointerSetInvalid(&s->htup.t_self);
 	}
 
-	/* the fallback: PostgreSQL's own partial aggregate */
-	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
-											   estate, eflags));
+	/* the fallback: PostgreSQL's own partial aggregate; then a join's build side */
+	foreach(lc, cscan->custom_plans)
+		s->css.custom_ps = lappend(s->css.custom_ps,
+								   ExecInitNode((Plan *) lfirst(lc), estate, eflags));
+	s->set_sources = (List *) list_nth(priv, GPUAGG_PRIV_SETS);
 
 	s->cleanup.func = gpuagg_cleanup_callback;
 	s->cleanup.arg = s;
@@ -437,7 +445,7 @@ PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 	/* data the GPU declines by design, and injected failures, are expected */
 	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
 		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
-		reason != PG_GPU_FB_SLOT_MEMORY)
+		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS)
 		ereport(WARNING,
 				(errmsg("%s fell back to the CPU: %s", node == PG_GPU_NODE_SORT ? "GpuSort" : "GpuAgg",
 						PgGpuFallbackName(reason)),
@@ -736,6 +744,10 @@ run_on_gpu(GpuAggState *s)
 	/* never hold more than a quarter of shared_buffers pinned */
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 
+	if (s->set_sources != NIL &&
+		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, &s->task, &s->sets, &reason, msg,
+						sizeof(msg)))
+		return give_up(s, reason, msg);
 	s->agg = pg_gpu_agg_begin(&s->task, &err);
 	if (!s->agg)
 		return give_up(s, PgGpuFallbackFor(err.status), err.message);
@@ -1092,14 +1104,18 @@ EndGpuAgg(CustomScanState *node)
 {
 	GpuAggState *s = (GpuAggState *) node;
 
+	ListCell   *lc;
+
 	release_gpu(s, true);
-	ExecEndNode((PlanState *) linitial(s->css.custom_ps));
+	foreach(lc, s->css.custom_ps)
+		ExecEndNode((PlanState *) lfirst(lc));
 }
 
 static void
 ReScanGpuAgg(CustomScanState *node)
 {
 	GpuAggState *s = (GpuAggState *) node;
+	ListCell   *lc;
 
 	release_gpu(s, true);
 	s->done = false;
@@ -1109,9 +1125,12 @@ ReScanGpuAgg(CustomScanState *node)
 	s->batch.nrows = 0;
 	s->batch_pos = 0;
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
-	if (s->css.ss.ps.chgParam != NULL)
-		UpdateChangedParamSet((PlanState *) linitial(s->css.custom_ps), s->css.ss.ps.chgParam);
-	ExecReScan((PlanState *) linitial(s->css.custom_ps));
+	foreach(lc, s->css.custom_ps)
+	{
+		if (s->css.ss.ps.chgParam != NULL)
+			UpdateChangedParamSet((PlanState *) lfirst(lc), s->css.ss.ps.chgParam);
+		ExecReScan((PlanState *) lfirst(lc));
+	}
 }
 
 static void
@@ -1124,6 +1143,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (filter[0] != '\0')
 		ExplainPropertyText("GPU Filter", filter, es);
+	PgGpuExplainSets(s->set_sources, &s->sets, es->analyze && s->gpu_ran, es);
 	if (!es->analyze)
 		return;
 	if (s->gpu_ran)

@@ -10,7 +10,10 @@
  *                                        the operator's own)
  *   = <> < <= > >=                       btree operators of one type family
  *   AND OR NOT, IS [NOT] NULL            three-valued, short-circuit in order
- *   x IN (consts), x NOT IN (consts)     ScalarArrayOpExpr over a constant array
+ *   x IN (consts), x NOT IN (consts)     ScalarArrayOpExpr over a constant array;
+ *                                        long integer or text lists become a key
+ *                                        set (a hash table) probed per row
+ *   a join's key equality                a PgGpuSetTest: the other side's keys
  *   casts                                integer widening/narrowing, to float
  *   text, varchar, bpchar                columns and constants; = and <> (and IN)
  *                                        under deterministic collations, < <= > >=
@@ -354,6 +357,78 @@ comparison_of(Oid opno, Oid lefttype, Oid righttype, Oid collid, int *cmptype)
 
 static bool compile(PgGpuCompiler *c, Expr *e, int *type);
 
+/* IN lists longer than this probe a key set instead of comparing each value */
+#define PG_GPU_IN_LINEAR_MAX 16
+
+int
+PgGpuSetType(int keytype)
+{
+	switch (keytype)
+	{
+		case PG_GPU_INT2:
+		case PG_GPU_INT4:
+		case PG_GPU_INT8:
+		case PG_GPU_DATE:
+		case PG_GPU_TIMESTAMP:
+			return PG_GPU_INT8;
+		case PG_GPU_TEXT:
+		case PG_GPU_BPCHAR:
+			return keytype;
+		default:
+			return 0;			/* floats: -0 = 0 and NaN = NaN are not bit equality */
+	}
+}
+
+int
+PgGpuSetKeyType(Oid opno, Oid lefttype, Oid righttype, Oid collid)
+{
+	int			cmptype = 0;
+
+	if (comparison_of(opno, lefttype, righttype, collid, &cmptype) != PG_GPU_CMP_EQ ||
+		PgGpuSetType(cmptype) == 0)
+		return 0;
+	return cmptype;
+}
+
+int
+PgGpuAddSet(PgGpuCompiler *c, int settype, List *source)
+{
+	if (c->task->nsets >= PG_GPU_MAX_SETS)
+		return -1;
+	c->set_sources = lappend(c->set_sources, source);
+	c->task->sets[c->task->nsets].type = settype;
+	return c->task->nsets++;
+}
+
+bool
+PgGpuCompileSetMult(PgGpuCompiler *c, Expr *probe, int keytype, int set, pg_gpu_expr *out)
+{
+	int			start = c->task->nprog;
+	int			t;
+
+	c->depth = 0;
+	if (!compile(c, probe, &t) || !emit(c, PG_GPU_OP_SET_MULT, keytype, set, 0, 0) ||
+		c->depth != 1)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = (uint16) start;
+	out->len = (uint16) (c->task->nprog - start);
+	out->type = PG_GPU_INT8;
+	return true;
+}
+
+/* A join's key equality: the probe side, then a match in the other side's set. */
+static bool
+compile_set_test(PgGpuCompiler *c, PgGpuSetTest *st, int *type)
+{
+	int			t;
+
+	if (!compile(c, st->probe, &t))
+		return false;
+	*type = PG_GPU_BOOL;
+	return emit(c, PG_GPU_OP_IN_SET, st->keytype, st->set, 1, 0);
+}
+
 static bool
 compile_in(PgGpuCompiler *c, ScalarArrayOpExpr *sa, int *type)
 {
@@ -387,6 +462,20 @@ compile_in(PgGpuCompiler *c, ScalarArrayOpExpr *sa, int *type)
 					  elmalign, &elems, &nulls, &nelems);
 	if (nelems == 0)
 		return false;
+	if (nelems > PG_GPU_IN_LINEAR_MAX && PgGpuSetType(cmptype) != 0)
+	{
+		/* a long list: a key set, one probe per row */
+		int			set = PgGpuAddSet(c, PgGpuSetType(cmptype), list_make3(makeInteger(PG_GPU_SET_ARRAY),
+												   copyObject(arr),
+												   makeInteger(PgGpuValueType(elemtype))));
+
+		if (set < 0 || !emit(c, PG_GPU_OP_IN_SET, cmptype, set, 0, 0))
+			return false;
+		if (!sa->useOr && !emit(c, PG_GPU_OP_NOT, PG_GPU_BOOL, 0, 0, 0))
+			return false;
+		*type = PG_GPU_BOOL;
+		return true;
+	}
 	first = c->nconst;
 	for (int i = 0; i < nelems; i++)
 	{
@@ -441,7 +530,12 @@ compile_bool(PgGpuCompiler *c, BoolExpr *b, int *type)
 static bool
 compile(PgGpuCompiler *c, Expr *e, int *type)
 {
+	ListCell   *lc;
+
 	check_stack_depth();
+	foreach(lc, c->set_tests)
+		if (((PgGpuSetTest *) lfirst(lc))->clause == e)
+			return compile_set_test(c, (PgGpuSetTest *) lfirst(lc), type);
 	switch (nodeTag(e))
 	{
 		case T_Var:

@@ -22,7 +22,52 @@ typedef struct PgGpuCompiler
 	int			natt;			/* attributes referenced so far */
 	int16		att[PG_GPU_MAX_COLS];
 	uint8		atttype[PG_GPU_MAX_COLS];
+	List	   *set_sources;	/* where each of task->sets comes from (below) */
+	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
 } PgGpuCompiler;
+
+/*
+ * Key sets (task->sets) are filled in at run time from one of these sources, each
+ * a List whose first member is an Integer kind:
+ *   ARRAY:  (kind, Const array, Integer value type of its elements)
+ *   CHILD:  (kind, Integer index in custom_plans, Integer resno of the key in the
+ *            child's output, Integer value type, Integer 1: keys must be unique,
+ *            String for EXPLAIN)
+ */
+typedef enum PgGpuSetKind
+{
+	PG_GPU_SET_ARRAY = 1,
+	PG_GPU_SET_CHILD
+} PgGpuSetKind;
+
+/* An equality clause answered by a key set of its other side (a join's keys). */
+typedef struct PgGpuSetTest
+{
+	Expr	   *clause;			/* the OpExpr, matched by address */
+	Expr	   *probe;			/* its argument over the scanned table */
+	int			set;
+	int			keytype;		/* comparison type (PgGpuSetKeyType) */
+} PgGpuSetTest;
+
+/*
+ * Add a set of the engine's key-set type settype (PgGpuSetType) and its source;
+ * its index in task->sets, or -1 if the task has no room.
+ */
+int			PgGpuAddSet(PgGpuCompiler *c, int settype, List *source);
+
+/* The engine's key-set type (PG_GPU_INT8, _TEXT, _BPCHAR) for a comparison type. */
+int			PgGpuSetType(int keytype);
+
+/*
+ * Whether opno, over these argument types and collation, is an equality a key set
+ * answers exactly (integers, dates, timestamps; text types under deterministic
+ * collations); its comparison type, or 0.
+ */
+int			PgGpuSetKeyType(Oid opno, Oid lefttype, Oid righttype, Oid collid);
+
+/* A program: the number of keys of set equal to probe (an inner join's weight). */
+bool		PgGpuCompileSetMult(PgGpuCompiler *c, Expr *probe, int keytype, int set,
+								pg_gpu_expr *out);
 
 void		PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid);
 

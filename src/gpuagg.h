@@ -26,6 +26,9 @@ typedef enum GpuAggPrivate
 	GPUAGG_PRIV_FILTER_TEXT,	/* String: the GPU filter, deparsed ("" if none) */
 	GPUAGG_PRIV_FINALFN,		/* OidList: direct mode, each aggregate's final
 								 * function (InvalidOid: none); NIL: partial mode */
+	GPUAGG_PRIV_SETS,			/* List: where each key set of the task comes from
+								 * (expr_compile.h); a join's build side is the
+								 * second of custom_plans */
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST,		/* direct mode: custom_scan_tlist */
 	GPUAGG_PATH_HAVING			/* direct mode: the plan's qual */

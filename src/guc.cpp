@@ -23,6 +23,7 @@ bool		pg_gpu_enabled = true;
 bool		pg_gpu_force = false;
 bool		pg_gpu_enable_gpuagg = true;
 bool		pg_gpu_enable_gpusort = true;
+bool		pg_gpu_enable_gpujoin = true;
 bool		pg_gpu_direct_groups = true;
 int			pg_gpu_min_rows = 100000;
 double		pg_gpu_startup_cost = 300.0;
@@ -60,6 +61,10 @@ PgGpuDefineGucs(void)
 	DefineCustomBoolVariable("pg_gpu.enable_gpusort",
 							 "Enables the GpuSort node for ORDER BY.",
 							 NULL, &pg_gpu_enable_gpusort, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.enable_gpujoin",
+							 "Enables exact-match lookups on the GPU: joins, IN and EXISTS against a key set.",
+							 NULL, &pg_gpu_enable_gpujoin, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.direct_groups",
 							 "Lets GpuAgg finish groups itself with PostgreSQL's final functions.",

@@ -12,6 +12,7 @@ extern bool pg_gpu_enabled;
 extern bool pg_gpu_force;
 extern bool pg_gpu_enable_gpuagg;
 extern bool pg_gpu_enable_gpusort;
+extern bool pg_gpu_enable_gpujoin;
 extern bool pg_gpu_direct_groups;
 extern int	pg_gpu_min_rows;
 extern double pg_gpu_startup_cost;
@@ -60,6 +61,8 @@ typedef enum PgGpuFallback
 								 * sorts */
 	PG_GPU_FB_SLOT_MEMORY,		/* GpuSort over a child plan: more rows than
 								 * pg_gpu.slot_sort_memory; tuplesort sorts */
+	PG_GPU_FB_DUP_KEYS,			/* an inner join whose aggregates need each key
+								 * once met duplicate keys: the CPU joins */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

@@ -48,6 +48,7 @@ extern "C" {
 #include "agg_catalog.h"
 #include "expr_compile.h"
 #include "gpuagg.h"
+#include "planner_join.h"
 }
 
 #include "guard.h"
@@ -367,6 +368,45 @@ filter_text(List *quals, Oid relid, Index varno)
 										 false, false));
 }
 
+/*
+ * The join's clause as the filter's last qual, answered by a key set of the
+ * build side (the GpuAgg's second child); an anti-join keeps the rows it does
+ * not match.  *unique: the source's flag that the keys must be unique.  NIL if
+ * the task has no room.
+ */
+static List *
+join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique)
+{
+	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
+	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
+		sj->jointype == JOIN_ANTI ? "anti" : "inner";
+	String	   *key = filter_text(list_make1(sj->probe_key), relid, sj->probe->relid);
+	List	   *source;
+
+	*unique = makeInteger(0);
+	source = list_make5(makeInteger(PG_GPU_SET_CHILD), makeInteger(1),
+						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
+	/* for EXPLAIN */
+	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
+	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), source);
+	if (st->set < 0)
+		return NIL;
+	st->clause = sj->clause;
+	st->probe = sj->probe_key;
+	st->keytype = sj->keytype;
+	comp->set_tests = lappend(comp->set_tests, st);
+	return list_make1(sj->jointype == JOIN_ANTI
+					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(sj->clause), -1)
+					  : sj->clause);
+}
+
+/* Running the build side once and collecting its keys. */
+static double
+set_build_cost(Path *build)
+{
+	return build->total_cost + build->rows * 2 * cpu_operator_cost;
+}
+
 static void
 GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 					 GroupPathExtraData *extra)
@@ -389,16 +429,38 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		parse->hasTargetSRFs || !PgGpuLayoutOk())
 		return;
 
-	if ((rte = plain_table(root, input_rel)) == NULL)
+	/* a join: one table scanned on the GPU, probing a key set of the rest */
+	RelOptInfo *scan_rel = input_rel;
+	PgGpuSetJoin sj;
+	List	   *sets = NIL;
+	Integer    *unique = NULL;
+
+	memset(&sj, 0, sizeof(sj));
+	if (input_rel->reloptkind == RELOPT_JOINREL)
+	{
+		if (!pg_gpu_enable_gpujoin || !PgGpuFindSetJoin(root, input_rel, &sj))
+			return;
+		scan_rel = sj.probe;
+	}
+	if ((rte = plain_table(root, scan_rel)) == NULL)
 		return;
 
 	memset(&b, 0, sizeof(b));
 	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
-	PgGpuCompilerInit(&b.comp, b.task, input_rel->relid);
+	PgGpuCompilerInit(&b.comp, b.task, scan_rel->relid);
 
 	/* WHERE: every qual must run on the GPU */
-	quals = ordered_quals(root, input_rel->baserestrictinfo);
-	if (!PgGpuCompileQuals(&b.comp, quals, &b.task->filter))
+	quals = ordered_quals(root, scan_rel->baserestrictinfo);
+	if (sj.probe)
+	{
+		List	   *join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique);
+
+		if (join_quals == NIL)
+			return;
+		if (!PgGpuCompileQuals(&b.comp, list_concat_copy(quals, join_quals), &b.task->filter))
+			return;
+	}
+	else if (!PgGpuCompileQuals(&b.comp, quals, &b.task->filter))
 		return;
 
 	/* GROUP BY keys */
@@ -434,9 +496,25 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	}
 	if (extra->havingQual && !add_upper_expr(&b, extra->havingQual))
 		return;
+	if (sj.jointype == JOIN_INNER && sj.probe)
+	{
+		/*
+		 * An inner join repeats a row once per equal key.  count(*) alone counts
+		 * each row that many times; other aggregates need the keys unique, which
+		 * the executor checks (else the CPU joins).
+		 */
+		if (!grouped && b.task->ninputs == 0)
+		{
+			if (!PgGpuCompileSetMult(&b.comp, sj.probe_key, sj.keytype, 0, &b.task->weight))
+				return;
+		}
+		else
+			unique->ival = 1;
+	}
 	if ((b.aggs == NIL && !grouped) || !PgGpuFinishPrograms(&b.comp) ||
 		!relation_supported(rte->relid, b.task))
 		return;
+	sets = b.comp.set_sources;
 	if (grouped)
 	{
 		ngroups = estimate_num_groups(root, get_sortgrouplist_exprs(parse->groupClause,
@@ -520,20 +598,24 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	cpath->path.rows = ngroups;
 	cpath->path.pathkeys = NIL;
 	/* every group is handed to the Finalize Aggregate as one tuple */
-	cpath->path.startup_cost = gpu_scan_cost(input_rel, 1.0) +
-		(grouped ? ngroups * cpu_tuple_cost : 0.0);
+	cpath->path.startup_cost = gpu_scan_cost(scan_rel, 1.0) +
+		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
+		(sj.probe ? set_build_cost(sj.build_path) : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
+	if (sj.probe)
+		cpath->custom_paths = lappend(cpath->custom_paths, sj.build_path);
 	cpath->custom_private = list_make5(b.out_state, b.out_coltype, b.out_col,
 									   task_const(b.task), filter_text(quals, rte->relid,
-																	   input_rel->relid));
+																	   scan_rel->relid));
 	cpath->custom_private = lappend(cpath->custom_private, finalfns);
+	cpath->custom_private = lappend(cpath->custom_private, sets);
 	cpath->custom_private = lappend(cpath->custom_private,
 									direct ? make_tlist_from_pathtarget(partial_target) : NIL);
 	cpath->custom_private = lappend(cpath->custom_private, direct ? extra->havingQual : NULL);
 	cpath->custom_private = lappend(cpath->custom_private,
-									makeInteger((int) input_rel->relid));
+									makeInteger((int) scan_rel->relid));
 	cpath->methods = &gpuagg_path_methods;
 
 	/*
@@ -569,7 +651,7 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->scan.scanrelid = (Index) intVal(llast(priv));
 		cscan->flags = best_path->flags;
 		cscan->custom_plans = custom_plans;
-		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
+		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_SETS + 1);
 		cscan->methods = &gpusort_scan_methods;
 		return &cscan->scan.plan;
 	}
@@ -584,7 +666,7 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_FINALFN + 1);
+	cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_SETS + 1);
 	/* the scan tuple: keys and partial states, or (direct) keys and final values */
 	cscan->custom_scan_tlist = (List *) copyObject(scan_tlist ? scan_tlist : tlist);
 	cscan->custom_relids = NULL;
@@ -875,6 +957,7 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	cpath->custom_private = list_make5(NIL, NIL, NIL, task_const(task),
 									   filter_text(quals, rte->relid, input_rel->relid));
 	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
+	cpath->custom_private = lappend(cpath->custom_private, comp.set_sources);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) input_rel->relid));
 	cpath->methods = &gpusort_path_methods;
 	add_gpu_path(output_rel, &cpath->path);

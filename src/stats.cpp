@@ -44,7 +44,8 @@ static const char *const node_names[PG_GPU_NODE_COUNT] = {"GpuAgg", "gpu_aggrega
 static const char *const fallback_names[PG_GPU_FB_COUNT] = {
 	"no gpu", "not compiled", "out of gpu memory", "gpu error", "undecodable data",
 	"unsupported", "serializable isolation", "injected failure",
-	"expression error", "toasted value", "long key ties", "over slot_sort_memory"
+	"expression error", "toasted value", "long key ties", "over slot_sort_memory",
+	"duplicate join keys"
 };
 
 const char *

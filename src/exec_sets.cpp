@@ -1,0 +1,258 @@
+/*
+ * exec_sets.cpp — filling a task's key sets at run time (issue 5).
+ *
+ * A set's keys come from a constant array (a long IN list) or from a child plan
+ * (a join's build side), run once to the end.  The keys are collected as the
+ * engine holds them (integers as int64, text as bytes with offsets; NULLs never
+ * enter a set, but are remembered for IN's three-valued answer), handed to the
+ * engine, which builds the hash table on the GPU, and the task is pointed at it.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "pg_gpu.h"
+#include "expr_compile.h"
+#include "exec_sets.h"
+#include "gpuagg.h"
+}
+
+/* Keys being collected. */
+typedef struct KeyBuf
+{
+	int			valtype;		/* pg_gpu_coltype of the values */
+	bool		text;
+	int64		n;
+	int64		cap;
+	int64	   *vals;			/* integers */
+	uint64	   *off;			/* text: n + 1 offsets into data */
+	char	   *data;
+	uint64		dlen;
+	uint64		dcap;
+	bool		has_null;
+	bool		nonempty;
+} KeyBuf;
+
+static void
+keybuf_init(KeyBuf *b, int valtype, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	memset(b, 0, sizeof(*b));
+	b->valtype = valtype;
+	b->text = (valtype == PG_GPU_TEXT || valtype == PG_GPU_BPCHAR);
+	b->cap = 1024;
+	if (b->text)
+	{
+		b->off = (uint64 *) palloc(sizeof(uint64) * (b->cap + 1));
+		b->off[0] = 0;
+		b->dcap = 16384;
+		b->data = (char *) palloc(b->dcap);
+	}
+	else
+		b->vals = (int64 *) palloc(sizeof(int64) * b->cap);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+keybuf_add(KeyBuf *b, Datum d, bool isnull)
+{
+	b->nonempty = true;
+	if (isnull)
+	{
+		b->has_null = true;
+		return;
+	}
+	if (b->n == b->cap)
+	{
+		b->cap *= 2;
+		if (b->text)
+			b->off = (uint64 *) repalloc_huge(b->off, sizeof(uint64) * (b->cap + 1));
+		else
+			b->vals = (int64 *) repalloc_huge(b->vals, sizeof(int64) * b->cap);
+	}
+	if (!b->text)
+	{
+		uint64		bits;
+
+		if (!PgGpuDatumWord(d, b->valtype, &bits))
+			elog(ERROR, "pg_gpu: key set value of an unexpected type");
+		b->vals[b->n++] = (int64) bits;
+		return;
+	}
+
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	struct varlena *plain = pg_detoast_datum_packed(v);
+	uint64		len = VARSIZE_ANY_EXHDR(plain);
+
+	while (b->dlen + len > b->dcap)
+	{
+		b->dcap *= 2;
+		b->data = (char *) repalloc_huge(b->data, b->dcap);
+	}
+	memcpy(b->data + b->dlen, VARDATA_ANY(plain), len);
+	b->dlen += len;
+	b->off[++b->n] = b->dlen;
+	if (plain != v)
+		pfree(plain);
+}
+
+/* A constant array's elements. */
+static void
+collect_array(KeyBuf *b, Const *arr)
+{
+	Oid			elemtype = get_element_type(arr->consttype);
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval,
+					  elmalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		keybuf_add(b, elems[i], nulls[i]);
+}
+
+/* Every row of a child plan: its column resno. */
+static void
+collect_child(KeyBuf *b, PlanState *ps, int resno)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		Datum		d;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(ps);
+		if (TupIsNull(slot))
+			break;
+		d = slot_getattr(slot, resno, &isnull);
+		keybuf_add(b, d, isnull);
+	}
+}
+
+bool
+PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *sets,
+			   PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	/*
+	 * The keys' buffers live in their own context (repalloc keeps them there);
+	 * the child runs in the caller's, the query's, as the executor runs it.
+	 */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_gpu key set",
+											  ALLOCSET_DEFAULT_SIZES);
+	instr_time	t0,
+				t1;
+	ListCell   *lc;
+	int			i = 0;
+	bool		ok = true;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	PgGpuFreeSets(sets);
+	sets->nbuilt = 0;
+	foreach(lc, sources)
+	{
+		List	   *src = (List *) lfirst(lc);
+		int			kind = intVal(linitial(src));
+		bool		unique = false;
+		KeyBuf		b;
+		pg_gpu_error err;
+		pg_gpu_set_ref *ref = &task->sets[i];
+
+		if (kind == PG_GPU_SET_ARRAY)
+		{
+			keybuf_init(&b, intVal(lthird(src)), cxt);
+			collect_array(&b, (Const *) lsecond(src));
+		}
+		else
+		{
+			keybuf_init(&b, intVal(lfourth(src)), cxt);
+			collect_child(&b, (PlanState *) list_nth(children, intVal(lsecond(src))),
+						  intVal(lthird(src)));
+			unique = intVal(list_nth(src, 4)) != 0;
+		}
+		sets->ks[i] = pg_gpu_keyset_build(ref->type, (uint64) b.n, b.vals, b.data, b.off,
+										  task->emulate, &err);
+		sets->n = i + 1;
+		if (sets->ks[i] == NULL)
+		{
+			*reason = PgGpuFallbackFor(err.status);
+			strlcpy(msg, err.message, msglen);
+			ok = false;
+			break;
+		}
+		sets->keys[i] = b.n;
+		sets->distinct[i] = (int64) pg_gpu_keyset_size(sets->ks[i]);
+		sets->nbuilt = i + 1;
+		ref->has_null = b.has_null;
+		ref->nonempty = b.nonempty;
+		pg_gpu_keyset_ref(sets->ks[i], ref);
+		if (unique && sets->distinct[i] != b.n)
+		{
+			*reason = PG_GPU_FB_DUP_KEYS;
+			snprintf(msg, msglen, "the join's build side has %lld keys, %lld of them distinct",
+					 (long long) b.n, (long long) sets->distinct[i]);
+			ok = false;
+			break;
+		}
+		MemoryContextReset(cxt);
+		i++;
+	}
+	MemoryContextDelete(cxt);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	sets->build_ms = INSTR_TIME_GET_MILLISEC(t1);
+	if (!ok)
+		PgGpuFreeSets(sets);
+	return ok;
+}
+
+void
+PgGpuFreeSets(PgGpuSets *sets)
+{
+	for (int i = 0; i < sets->n; i++)
+	{
+		pg_gpu_keyset *ks = sets->ks[i];
+
+		sets->ks[i] = NULL;
+		pg_gpu_keyset_free(ks);
+	}
+	sets->n = 0;
+}
+
+void
+PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainState *es)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, sources)
+	{
+		List	   *src = (List *) lfirst(lc);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		if (intVal(linitial(src)) == PG_GPU_SET_ARRAY)
+			appendStringInfoString(&buf, "IN list");
+		else
+			appendStringInfoString(&buf, strVal(llast(src)));
+		if (analyze && i < sets->nbuilt)
+			appendStringInfo(&buf, " (%lld keys, %lld distinct)", (long long) sets->keys[i],
+							 (long long) sets->distinct[i]);
+		ExplainPropertyText("Key Set", buf.data, es);
+		i++;
+	}
+	if (analyze && sets->nbuilt > 0)
+		ExplainPropertyFloat("Key Set Build Time", "ms", sets->build_ms, 3, es);
+}

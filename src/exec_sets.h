@@ -1,0 +1,35 @@
+/*
+ * exec_sets.h — filling a task's key sets at run time (issue 5).
+ */
+#ifndef PG_GPU_EXEC_SETS_H
+#define PG_GPU_EXEC_SETS_H
+
+#include "pg_gpu_engine.h"
+
+/* The key sets of one execution of a task. */
+typedef struct PgGpuSets
+{
+	int			n;
+	int			nbuilt;			/* sets whose counts below are filled */
+	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
+	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
+	int64		distinct[PG_GPU_MAX_SETS];
+	double		build_ms;		/* collecting the keys and building the sets */
+} PgGpuSets;
+
+/*
+ * Build every set the sources (expr_compile.h) describe and point task->sets at
+ * them.  children: the node's child plan states (CHILD sources index them).
+ * False with *reason and msg set when the GPU cannot run the task.
+ */
+bool		PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task,
+						   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen);
+
+/* Release the sets (after the engine that probes them); safe to repeat. */
+void		PgGpuFreeSets(PgGpuSets *sets);
+
+/* EXPLAIN: each set's source, and with ANALYZE its size. */
+void		PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze,
+							 ExplainState *es);
+
+#endif							/* PG_GPU_EXEC_SETS_H */

@@ -1,0 +1,179 @@
+/*
+ * planner_join.cpp — recognising a join that a key set answers (issue 5).
+ *
+ * The join rel under an aggregation (or an ORDER BY) is taken apart into one
+ * plain table, scanned page by page on the GPU, and everything else, whose rows
+ * give the keys of a hash set the scan's kernels probe.  That covers
+ *
+ *   x IN (SELECT k ...), EXISTS (SELECT ... WHERE k = x)     JOIN_SEMI
+ *   NOT EXISTS (SELECT ... WHERE k = x)                      JOIN_ANTI
+ *   t JOIN u ON t.x = u.k                                    JOIN_INNER
+ *
+ * with exactly one join clause, an equality the key set decides exactly
+ * (PgGpuSetKeyType: integer, date, timestamp and text types, deterministic
+ * collations).  Anything else keeps PostgreSQL's join.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/tlist.h"
+
+#include "pg_gpu.h"
+#include "expr_compile.h"
+#include "planner_join.h"
+}
+
+/*
+ * The kind of join between the probe table and the build relids: JOIN_INNER when
+ * no special join links them, JOIN_SEMI or JOIN_ANTI with the probe table as the
+ * whole left side; -1 for anything else (outer joins, more tables on the left).
+ */
+static int
+join_type_of(PlannerInfo *root, Relids probe, Relids build)
+{
+	int			jt = JOIN_INNER;
+	ListCell   *lc;
+
+	foreach(lc, root->join_info_list)
+	{
+		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
+
+		/* a join inside the build side is the build plan's business */
+		if (bms_is_subset(sj->syn_lefthand, build) && bms_is_subset(sj->syn_righthand, build))
+			continue;
+		if ((sj->jointype == JOIN_SEMI || sj->jointype == JOIN_ANTI) && jt == JOIN_INNER &&
+			bms_equal(sj->syn_lefthand, probe) && bms_equal(sj->syn_righthand, build))
+		{
+			jt = sj->jointype;
+			continue;
+		}
+		return -1;
+	}
+	return jt;
+}
+
+/* Side of an expression: 1 probe only, 2 build only, 0 neither or both. */
+static int
+side_of(PlannerInfo *root, Expr *e, Relids probe, Relids build)
+{
+	Relids		r = pull_varnos(root, (Node *) e);
+
+	if (bms_is_empty(r))
+		return 0;
+	if (bms_is_subset(r, probe))
+		return 1;
+	if (bms_is_subset(r, build))
+		return 2;
+	return 0;
+}
+
+/* Try relid as the probe table. */
+static bool
+try_probe(PlannerInfo *root, RelOptInfo *joinrel, int relid, PgGpuSetJoin *out)
+{
+	RelOptInfo *probe = find_base_rel(root, relid);
+	Relids		probe_ids = bms_make_singleton(relid);
+	Relids		build_ids = bms_del_member(bms_copy(joinrel->relids), relid);
+	RelOptInfo *build;
+	List	   *clauses;
+	ListCell   *lc;
+	int			jt;
+	int			bv;
+
+	if (probe->reloptkind != RELOPT_BASEREL || probe->rtekind != RTE_RELATION ||
+		!bms_is_empty(probe->lateral_relids) || bms_is_empty(build_ids))
+		return false;
+	build = bms_membership(build_ids) == BMS_SINGLETON
+		? find_base_rel(root, bms_singleton_member(build_ids))
+		: find_join_rel(root, build_ids);
+	if (build == NULL || build->cheapest_total_path == NULL || IS_DUMMY_REL(build) ||
+		build->cheapest_total_path->param_info != NULL || !bms_is_empty(build->lateral_relids))
+		return false;
+	if ((jt = join_type_of(root, probe_ids, build_ids)) < 0)
+		return false;
+
+	/* the clauses joining the two sides, as build_joinrel_restrictlist finds them */
+	clauses = generate_join_implied_equalities(root, joinrel->relids, build_ids, probe);
+	foreach(lc, probe->joininfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (bms_is_subset(ri->required_relids, joinrel->relids))
+			clauses = lappend(clauses, ri);
+	}
+	if (list_length(clauses) != 1)
+		return false;
+
+	RestrictInfo *ri = linitial_node(RestrictInfo, clauses);
+	OpExpr	   *op = (OpExpr *) ri->clause;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		contain_volatile_functions((Node *) op) || contain_subplans((Node *) op))
+		return false;
+
+	Expr	   *l = (Expr *) linitial(op->args);
+	Expr	   *r = (Expr *) lsecond(op->args);
+	int			ls = side_of(root, l, probe_ids, build_ids);
+	int			rs = side_of(root, r, probe_ids, build_ids);
+
+	if (!((ls == 1 && rs == 2) || (ls == 2 && rs == 1)))
+		return false;
+	out->keytype = PgGpuSetKeyType(op->opno, exprType((Node *) l), exprType((Node *) r),
+								   op->inputcollid);
+	if (out->keytype == 0)
+		return false;
+	out->probe_key = ls == 1 ? l : r;
+
+	/* the build plan, projected to its key alone */
+	Expr	   *bkey = ls == 1 ? r : l;
+	PathTarget *target = create_empty_pathtarget();
+
+	if ((bv = PgGpuValueType(exprType((Node *) bkey))) == 0 ||
+		PgGpuSetType(bv) != PgGpuSetType(out->keytype))
+		return false;
+	add_column_to_pathtarget(target, bkey, 0);
+	target = set_pathtarget_cost_width(root, target);
+	out->build_path = (Path *) create_projection_path(root, build, build->cheapest_total_path,
+													  target);
+	out->build_resno = 1;
+	out->build_valtype = bv;
+	out->probe = probe;
+	out->build = build;
+	out->jointype = (JoinType) jt;
+	out->clause = (Expr *) op;
+	return true;
+}
+
+bool
+PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
+{
+	PgGpuSetJoin best;
+	bool		found = false;
+	int			relid = -1;
+
+	if (joinrel->reloptkind != RELOPT_JOINREL)
+		return false;
+	/* the probe is the left side of a semi- or anti-join, else the larger table */
+	while ((relid = bms_next_member(joinrel->relids, relid)) >= 0)
+	{
+		PgGpuSetJoin j;
+
+		memset(&j, 0, sizeof(j));
+		if (try_probe(root, joinrel, relid, &j) &&
+			(!found || j.probe->pages > best.probe->pages))
+		{
+			best = j;
+			found = true;
+		}
+	}
+	if (found)
+		*out = best;
+	return found;
+}

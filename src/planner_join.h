@@ -1,0 +1,28 @@
+/*
+ * planner_join.h — recognising a join that a key set answers (issue 5).
+ */
+#ifndef PG_GPU_PLANNER_JOIN_H
+#define PG_GPU_PLANNER_JOIN_H
+
+/*
+ * A join of one plain table (the probe side, whose pages the GPU scans) with the
+ * rest of the join (the build side, any plan, whose keys fill a key set) on one
+ * equality: a semi-join (IN, EXISTS), an anti-join (NOT EXISTS) or an inner join.
+ */
+typedef struct PgGpuSetJoin
+{
+	RelOptInfo *probe;
+	RelOptInfo *build;
+	Path	   *build_path;		/* the build side's cheapest plan */
+	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER */
+	Expr	   *clause;			/* the equality (an OpExpr) */
+	Expr	   *probe_key;		/* its argument over the probe side */
+	int			build_resno;	/* the build key's column in build_path's output */
+	int			build_valtype;	/* its pg_gpu_coltype */
+	int			keytype;		/* the comparison type (PgGpuSetKeyType) */
+} PgGpuSetJoin;
+
+/* Whether joinrel is such a join; fills *out. */
+bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
+
+#endif							/* PG_GPU_PLANNER_JOIN_H */
