@@ -45,6 +45,12 @@ Q = {
     # ORDER BY above a join (the slot path): 10 M rows of t (tj) joined to 1,000 names
     "Q4j": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT tj.*, dim.name FROM tj JOIN dim USING (g) "
            "ORDER BY tj.f8",
+    # exact-match lookups (issue 5): 10 M md5 words, 1 M md5 keys (about 590 k of
+    # them among the words); Q5c: an array of 10,000 of the keys
+    "Q5": "SELECT count(*) FROM words WHERE w IN (SELECT k FROM keys)",
+    "Q5b": "SELECT count(*) FROM words JOIN keys ON w = k",
+    "Q5c": "SELECT count(*) FROM words WHERE w = ANY ('@ARR@'::text[])",
+    "Q5n": "SELECT count(*) FROM words WHERE NOT EXISTS (SELECT 1 FROM keys WHERE k = w)",
 }
 # tables built from t when a query first needs them
 DERIVED = {
@@ -53,6 +59,8 @@ DERIVED = {
     "tj": "CREATE TABLE tj AS SELECT * FROM t WHERE id <= 10000000; "
           "CREATE TABLE dim AS SELECT g, 'name ' || g AS name FROM generate_series(0, 999) g; "
           "VACUUM ANALYZE dim",
+    "words": "CREATE TABLE words AS SELECT md5(i::text) AS w FROM generate_series(1, 10000000) i",
+    "keys": "CREATE TABLE keys AS SELECT md5((i * 17)::text) AS k FROM generate_series(1, 1000000) i",
 }
 DB = {"Q6": "b6"}
 # settings for every plan of a query: PostgreSQL's hash aggregation of 10 M groups
@@ -187,14 +195,19 @@ def main():
         q = Q[name].format(t="t")
         qbytes = nbytes
         db = DB.get(name, "postgres")
+        if "@ARR@" in q:
+            q = q.replace("@ARR@", "")      # its tables first
         for tn, sql in DERIVED.items():
-            if f" {tn} " not in q + " ":
+            if not re.search(rf"\b{tn}\b", Q[name] + (" keys" if name == "Q5c" else "")):
                 continue
             if not psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() == "t":
                 psql(f"{sql}; VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
                      f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
                 pr(f"table {tn}: {sql}; {table_bytes(tn) / 1e9:.2f} GB")
-            qbytes = table_bytes(tn)
+            qbytes = table_bytes(tn) if tn != "keys" else qbytes
+        if "@ARR@" in Q[name]:
+            arr = psql("SELECT array_agg(k)::text FROM (SELECT k FROM keys ORDER BY k LIMIT 10000) s").strip()
+            q = Q[name].replace("'@ARR@'", "'" + arr + "'")
         if db == "b6":
             if psql("SELECT 1 FROM pg_database WHERE datname = 'b6'").strip() != "1":
                 psql("CREATE DATABASE b6 TEMPLATE template0 ENCODING 'UTF8' "

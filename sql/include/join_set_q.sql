@@ -1,0 +1,52 @@
+-- semi-joins: IN and EXISTS; each probe row once, however many keys match
+SELECT count(*), sum(id), count(w) FROM js_w WHERE w IN (SELECT k FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE EXISTS (SELECT 1 FROM js_k WHERE k = w);
+SELECT count(*), min(id), max(i8) FROM js_w WHERE v IN (SELECT v FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE c IN (SELECT c FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE i4 IN (SELECT i4 FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE i2 IN (SELECT i8 FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE i8 IN (SELECT i8 FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE d IN (SELECT d FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE i4 % 2 = 0) AND id % 3 = 0;
+SELECT count(*), sum(id) FROM js_w WHERE i4 IN (SELECT i4 FROM js_k) AND w IN (SELECT k FROM js_u);
+-- grouped, and direct groups
+SELECT i4 % 5 AS g, count(*), sum(id), min(w) FROM js_w WHERE w IN (SELECT k FROM js_k) GROUP BY 1 ORDER BY 1;
+SELECT c, count(*) FROM js_w WHERE c IN (SELECT c FROM js_k) GROUP BY c ORDER BY c;
+-- anti-joins: NULL probe keys have no match, so they stay
+SELECT count(*), sum(id), count(w) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
+SELECT count(*), sum(id) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js_k.i4 = js_w.i4);
+-- NOT IN: a NULL in the set means no row qualifies
+SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE k IS NOT NULL);
+-- inner joins: once per match (count(*) weighs each row by its key's count)
+SELECT count(*) FROM js_w JOIN js_k ON w = k;
+SELECT count(*) FROM js_w JOIN js_k ON js_w.i4 = js_k.i4;
+SELECT count(*) FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 WHERE js_w.id % 2 = 1;
+-- other aggregates need each key once: here unique, there duplicated (the CPU joins)
+SELECT count(*), sum(id), min(js_w.i4) FROM js_w JOIN js_u ON w = k;
+SELECT count(*), sum(id), min(js_w.i4) FROM js_w JOIN js_k ON w = k;
+SELECT js_w.i4 % 4 AS g, count(*) FROM js_w JOIN js_u ON js_w.i4 = js_u.i4 GROUP BY 1 ORDER BY 1;
+-- empty build side, empty probe side
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_empty);
+SELECT count(*), sum(id) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_empty e WHERE e.i4 = js_w.i4);
+SELECT count(*) FROM js_w JOIN js_empty ON w = k;
+SELECT count(*), sum(id) FROM js_w_empty WHERE w IN (SELECT k FROM js_k);
+SELECT count(*) FROM js_w_empty JOIN js_k ON w = k;
+-- a compressed probe value
+SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);
+SELECT count(*) FROM js_w WHERE w IN (SELECT w FROM js_toast);
+-- long IN lists and = ANY / <> ALL over arrays: a key set with IN's NULL rules
+SELECT count(*), sum(id) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,4999);
+SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL);
+SELECT count(*) FROM js_w WHERE (i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL)) IS NULL;
+SELECT count(*) FROM js_w WHERE i4 NOT IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20);
+SELECT count(*) FROM js_w WHERE i4 NOT IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL);
+SELECT count(*), sum(id) FROM js_w WHERE i8 = ANY (ARRAY[0,1000000007,2000000014,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18]::int8[]);
+SELECT count(*), sum(id) FROM js_w WHERE d = ANY (ARRAY(SELECT date '2020-01-01' + i FROM generate_series(0, 400, 3) i));
+SELECT count(*), sum(id) FROM js_w WHERE w = ANY ((SELECT array_agg(k) FROM js_k)::text[]);
+SELECT count(*), sum(id) FROM js_w WHERE v IN ('v1','v2','v3','v4','v5','v6','v7','v8','v9','v10','v11','v12','v13','v14','v15','v16','v17','ab ','äöü');
+SELECT count(*), sum(id) FROM js_w WHERE c IN ('1','2','3','4','5','6','7','8','9','10','11','12','13','14','15','16','17','ab','日本 ');
+SELECT count(*), sum(id) FROM js_w WHERE c <> ALL ('{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,ab}'::bpchar[]);
+SELECT i2 % 3 AS g, count(*) FROM js_w WHERE i2 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,800) GROUP BY 1 ORDER BY 1;
+-- GpuSort's filter probes the same way
+SELECT id, i4 FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,4999) ORDER BY i4 DESC, id LIMIT 12;

@@ -1,0 +1,74 @@
+--
+-- exact-match lookups against a key set: IN / EXISTS / NOT EXISTS / inner
+-- joins under an aggregate, and long IN lists (issue 5)
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE js_w (id int4, w text, v varchar(40), c char(6), i2 int2, i4 int4, i8 int8, d date);
+INSERT INTO js_w SELECT i,
+  CASE WHEN i % 101 = 0 THEN NULL ELSE md5((i % 3000)::text) END,
+  'v' || (i % 700),
+  CASE WHEN i % 103 = 0 THEN NULL ELSE (i % 50)::text END,
+  (i % 900)::int2, CASE WHEN i % 107 = 0 THEN NULL ELSE i % 5000 END, (i % 2000)::int8 * 1000000007,
+  date '2020-01-01' + (i % 400)
+  FROM generate_series(1, 20000) i;
+-- bpchar padding, multibyte UTF-8, empty strings, and in-line values over 1 kB
+ALTER TABLE js_w ALTER COLUMN w SET STORAGE PLAIN;
+INSERT INTO js_w VALUES
+  (30001, '', '', '', 1, 1, 1, NULL), (30002, 'ab', 'ab', 'ab', 2, 2, 2, NULL),
+  (30003, 'ab ', 'ab ', 'ab    ', 3, 3, 3, NULL), (30004, 'äöü', 'äöü', 'äöü', 4, 4, 4, NULL),
+  (30005, '日本語', '日本語', '日本', 5, 5, 5, NULL),
+  (30006, repeat('long', 400), 'l', 'l', 6, 6, 6, NULL),
+  (30007, repeat('long', 400) || 'x', 'l', 'l', 7, 7, 7, NULL);
+-- keys: duplicates, NULLs, padding, multibyte, a long one
+CREATE TABLE js_k (k text, v varchar(40), c char(4), i4 int4, i8 int8, d date);
+INSERT INTO js_k SELECT md5((i * 7)::text), 'v' || (i * 3), (i % 40 + 5)::text, i * 3,
+  (i * 2)::int8 * 1000000007, date '2020-03-01' + i
+  FROM generate_series(1, 600) i;
+INSERT INTO js_k SELECT md5((i * 7)::text), 'v' || (i * 3), (i % 40 + 5)::text, i * 3, NULL, NULL
+  FROM generate_series(1, 40) i;
+INSERT INTO js_k VALUES (NULL, NULL, NULL, NULL, NULL, NULL), ('', '', '', 1, 1, NULL),
+  ('ab', 'ab', 'ab', 2, 2, NULL), ('äöü', 'äöü', 'äöü', 4, 4, NULL), ('日本語', '日本語', '日本', 5, 5, NULL),
+  (repeat('long', 400), 'l', 'l', 6, 6, NULL);
+-- the same keys without duplicates or NULLs
+CREATE TABLE js_u AS SELECT DISTINCT k, i4 FROM js_k WHERE k IS NOT NULL AND i4 IS NOT NULL;
+CREATE TABLE js_empty (k text, i4 int4);
+CREATE TABLE js_w_empty (LIKE js_w);
+-- a compressed probe value: the CPU re-runs the query
+CREATE TABLE js_toast (id int4, w text);
+INSERT INTO js_toast SELECT i, md5((i * 7)::text) FROM generate_series(1, 1000) i;
+INSERT INTO js_toast VALUES (2001, repeat('z', 100000));
+VACUUM ANALYZE js_w, js_k, js_u, js_empty, js_w_empty, js_toast;
+
+SET pg_gpu.enabled = off;
+\i sql/include/join_set_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+\i sql/include/join_set_q.sql
+SET pg_gpu.chunk_pages = 16;
+\i sql/include/join_set_q.sql
+RESET pg_gpu.chunk_pages;
+
+-- plans: the key set's source is the GpuAgg's second child
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w JOIN js_k ON w = k;
+EXPLAIN (COSTS OFF) SELECT i4 % 3, count(*) FROM js_w WHERE i4 IN (SELECT i4 FROM js_k WHERE i8 > 0) GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20);
+-- stays on the CPU: two join clauses, an outer join, a key from both sides,
+-- a float key, a nondeterministic collation
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE EXISTS (SELECT 1 FROM js_k WHERE k = w AND js_k.i4 = js_w.i4);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w LEFT JOIN js_k ON w = k;
+EXPLAIN (COSTS OFF) SELECT count(k) FROM js_w JOIN js_k ON w = k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE i4::float8 IN (SELECT i4::float8 FROM js_k);
+CREATE COLLATION js_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w COLLATE js_ci IN (SELECT k FROM js_k);
+SELECT count(*) FROM js_w WHERE upper(w) COLLATE js_ci IN (SELECT k FROM js_k);
+SET pg_gpu.enable_gpujoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
+RESET pg_gpu.enable_gpujoin;
+
+RESET pg_gpu.force;
+RESET pg_gpu.enabled;
+DROP TABLE js_w, js_k, js_u, js_empty, js_w_empty, js_toast;
+DROP COLLATION js_ci;
