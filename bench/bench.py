@@ -82,7 +82,7 @@ WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Sorted Runs Merged", "GpuSort Wall Time",
-             "Page Access", "Input Time", "Sort Time", "Workers Launched")
+             "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Workers Launched")
 
 
 def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,

@@ -40,25 +40,24 @@ typedef struct KeyBuf
 	bool		nonempty;
 } KeyBuf;
 
+/* Room for about rows keys of width bytes (the planner's guess; it grows). */
 static void
-keybuf_init(KeyBuf *b, int valtype, MemoryContext cxt)
+keybuf_init(KeyBuf *b, int valtype, double rows, int width, MemoryContext cxt)
 {
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-
+	rows = Min(Max(rows * 1.1, 1024.0), 64e6);
 	memset(b, 0, sizeof(*b));
 	b->valtype = valtype;
 	b->text = (valtype == PG_GPU_TEXT || valtype == PG_GPU_BPCHAR);
-	b->cap = 1024;
+	b->cap = (int64) rows;
 	if (b->text)
 	{
-		b->off = (uint64 *) palloc(sizeof(uint64) * (b->cap + 1));
+		b->off = (uint64 *) MemoryContextAllocHuge(cxt, sizeof(uint64) * (b->cap + 1));
 		b->off[0] = 0;
-		b->dcap = 16384;
-		b->data = (char *) palloc(b->dcap);
+		b->dcap = (uint64) (rows * Max(width, 8));
+		b->data = (char *) MemoryContextAllocHuge(cxt, b->dcap);
 	}
 	else
-		b->vals = (int64 *) palloc(sizeof(int64) * b->cap);
-	MemoryContextSwitchTo(old);
+		b->vals = (int64 *) MemoryContextAllocHuge(cxt, sizeof(int64) * b->cap);
 }
 
 static void
@@ -172,14 +171,19 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 
 		if (kind == PG_GPU_SET_ARRAY)
 		{
-			keybuf_init(&b, intVal(lthird(src)), cxt);
-			collect_array(&b, (Const *) lsecond(src));
+			Const	   *arr = (Const *) lsecond(src);
+			ArrayType  *a = DatumGetArrayTypeP(arr->constvalue);
+
+			keybuf_init(&b, intVal(lthird(src)), ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32, cxt);
+			collect_array(&b, arr);
 		}
 		else
 		{
-			keybuf_init(&b, intVal(lfourth(src)), cxt);
-			collect_child(&b, (PlanState *) list_nth(children, intVal(lsecond(src))),
-						  intVal(lthird(src)));
+			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
+
+			keybuf_init(&b, intVal(lfourth(src)), child->plan->plan_rows,
+						child->plan->plan_width, cxt);
+			collect_child(&b, child, intVal(lthird(src)));
 			unique = intVal(list_nth(src, 4)) != 0;
 		}
 		sets->ks[i] = pg_gpu_keyset_build(ref->type, (uint64) b.n, b.vals, b.data, b.off,
