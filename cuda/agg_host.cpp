@@ -525,7 +525,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			: (const uint8_t *) (uintptr_t) ref.addr;
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
-		int			r = h->task.sort ? sort_page(h, page, ref.nlp, vis)
+		int64_t		r = h->task.sort ? sort_page(h, page, ref.nlp, vis)
 			: h->task.nkeys > 0 ? group_page(h, page, ref.nlp, vis)
 			: accum_page_serial(page, ref.nlp, vis, h->task, h->acc);
 

@@ -226,10 +226,10 @@ accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
  * host's page loops; the kernels spread the same walk over a thread block.
  */
 template <typename Fn>
-PG_GPU_HD int
+PG_GPU_HD int64_t
 for_each_tuple(const uint8_t *page, int nlp, const uint32_t *vis, Fn &&fn)
 {
-	int			rows = 0;
+	int64_t		rows = 0;		/* weighted rows can pass 2^31 on one page */
 
 	for (int i = 0; i < nlp; i++)
 	{
@@ -255,7 +255,7 @@ for_each_tuple(const uint8_t *page, int nlp, const uint32_t *vis, Fn &&fn)
 }
 
 /* Fold every visible tuple of one page image (the unit tests' CPU reference). */
-PG_GPU_HD int
+PG_GPU_HD int64_t
 accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
 				  const pg_gpu_agg_task &task, pg_gpu_col_state *st)
 {

@@ -80,6 +80,7 @@ keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals,
 	*d = h;
 	if (h.type == PG_GPU_INT8)
 	{
+		d->vals = nullptr;		/* never the caller's host buffer */
 		if (n == 0)
 			return PG_GPU_OK;
 		if ((st = device_alloc(n * sizeof(int64_t), (void **) vals, err)) != PG_GPU_OK)

@@ -48,6 +48,11 @@ SET pg_gpu.force = on;
 SET pg_gpu.chunk_pages = 16;
 \i sql/include/join_set_q.sql
 RESET pg_gpu.chunk_pages;
+-- keys over pg_gpu.slot_sort_memory: PostgreSQL's join runs
+SET pg_gpu.slot_sort_memory = '64kB';
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k || repeat('x', 100) FROM js_k UNION ALL SELECT k FROM js_k);
+SELECT count(*) FROM js_w JOIN js_k ON js_w.i4 = js_k.i4;
+RESET pg_gpu.slot_sort_memory;
 
 -- plans: the key set's source is the GpuAgg's second child
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);

@@ -27,6 +27,7 @@ extern "C" {
 /* Keys being collected. */
 typedef struct KeyBuf
 {
+	MemoryContext cxt;
 	int			valtype;		/* pg_gpu_coltype of the values */
 	bool		text;
 	int64		n;
@@ -38,44 +39,89 @@ typedef struct KeyBuf
 	uint64		dcap;
 	bool		has_null;
 	bool		nonempty;
+	bool		full;			/* over pg_gpu.slot_sort_memory, or no memory */
 } KeyBuf;
 
-/* Room for about rows keys of width bytes (the planner's guess; it grows). */
+/* A copy of p (used bytes) in newsize bytes, or NULL with p kept. */
+static void *
+grow(MemoryContext cxt, void *p, Size used, Size newsize)
+{
+	void	   *q = MemoryContextAllocExtended(cxt, newsize, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+	if (q == NULL)
+		return NULL;
+	if (p)
+	{
+		memcpy(q, p, used);
+		pfree(p);
+	}
+	return q;
+}
+
+/* Bytes the buffers hold. */
+static uint64
+keybuf_bytes(const KeyBuf *b)
+{
+	return b->text ? b->dcap + sizeof(uint64) * (b->cap + 1) : sizeof(int64) * b->cap;
+}
+
+/* Room for about rows keys of width bytes (the planner's guess, capped; it grows). */
 static void
 keybuf_init(KeyBuf *b, int valtype, double rows, int width, MemoryContext cxt)
 {
-	rows = Min(Max(rows * 1.1, 1024.0), 64e6);
+	rows = Min(Max(rows * 1.1, 1024.0), 1e6);
 	memset(b, 0, sizeof(*b));
+	b->cxt = cxt;
 	b->valtype = valtype;
 	b->text = (valtype == PG_GPU_TEXT || valtype == PG_GPU_BPCHAR);
 	b->cap = (int64) rows;
 	if (b->text)
 	{
-		b->off = (uint64 *) MemoryContextAllocHuge(cxt, sizeof(uint64) * (b->cap + 1));
-		b->off[0] = 0;
-		b->dcap = (uint64) (rows * Max(width, 8));
-		b->data = (char *) MemoryContextAllocHuge(cxt, b->dcap);
+		b->off = (uint64 *) grow(cxt, NULL, 0, sizeof(uint64) * (b->cap + 1));
+		b->dcap = (uint64) (rows * Min(Max(width, 8), 64));
+		b->data = (char *) grow(cxt, NULL, 0, b->dcap);
+		b->full = (b->off == NULL || b->data == NULL);
+		if (b->off)
+			b->off[0] = 0;
 	}
 	else
-		b->vals = (int64 *) MemoryContextAllocHuge(cxt, sizeof(int64) * b->cap);
+	{
+		b->vals = (int64 *) grow(cxt, NULL, 0, sizeof(int64) * b->cap);
+		b->full = (b->vals == NULL);
+	}
 }
 
-static void
+/* Add one value; false once the keys no longer fit (b->full). */
+static bool
 keybuf_add(KeyBuf *b, Datum d, bool isnull)
 {
+	uint64		limit = (uint64) pg_gpu_slot_sort_memory * 1024;
+
+	if (b->full)
+		return false;
 	b->nonempty = true;
 	if (isnull)
 	{
 		b->has_null = true;
-		return;
+		return true;
 	}
 	if (b->n == b->cap)
 	{
-		b->cap *= 2;
+		void	   *p;
+
+		if (keybuf_bytes(b) * 2 > limit)
+			return !(b->full = true);
 		if (b->text)
-			b->off = (uint64 *) repalloc_huge(b->off, sizeof(uint64) * (b->cap + 1));
+			p = grow(b->cxt, b->off, sizeof(uint64) * (b->n + 1), sizeof(uint64) * (2 * b->cap + 1));
 		else
-			b->vals = (int64 *) repalloc_huge(b->vals, sizeof(int64) * b->cap);
+			p = grow(b->cxt, b->vals, sizeof(int64) * b->n, sizeof(int64) * 2 * b->cap);
+		if (p == NULL)
+			return !(b->full = true);
+		if (b->text)
+			b->off = (uint64 *) p;
+		else
+			b->vals = (int64 *) p;
+		b->cap *= 2;
 	}
 	if (!b->text)
 	{
@@ -84,23 +130,36 @@ keybuf_add(KeyBuf *b, Datum d, bool isnull)
 		if (!PgGpuDatumWord(d, b->valtype, &bits))
 			elog(ERROR, "pg_gpu: key set value of an unexpected type");
 		b->vals[b->n++] = (int64) bits;
-		return;
+		return true;
 	}
 
 	struct varlena *v = (struct varlena *) DatumGetPointer(d);
 	struct varlena *plain = pg_detoast_datum_packed(v);
 	uint64		len = VARSIZE_ANY_EXHDR(plain);
 
-	while (b->dlen + len > b->dcap)
+	if (b->dlen + len > b->dcap)
 	{
-		b->dcap *= 2;
-		b->data = (char *) repalloc_huge(b->data, b->dcap);
+		uint64		cap = b->dcap;
+		char	   *p;
+
+		while (b->dlen + len > cap)
+			cap *= 2;
+		if (keybuf_bytes(b) + (cap - b->dcap) > limit ||
+			(p = (char *) grow(b->cxt, b->data, b->dlen, cap)) == NULL)
+		{
+			if (plain != v)
+				pfree(plain);
+			return !(b->full = true);
+		}
+		b->data = p;
+		b->dcap = cap;
 	}
 	memcpy(b->data + b->dlen, VARDATA_ANY(plain), len);
 	b->dlen += len;
 	b->off[++b->n] = b->dlen;
 	if (plain != v)
 		pfree(plain);
+	return true;
 }
 
 /* A constant array's elements. */
@@ -118,8 +177,8 @@ collect_array(KeyBuf *b, Const *arr)
 	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
 	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval,
 					  elmalign, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
-		keybuf_add(b, elems[i], nulls[i]);
+	for (int i = 0; i < n && keybuf_add(b, elems[i], nulls[i]); i++)
+		;
 }
 
 /* Every row of a child plan: its column resno. */
@@ -137,7 +196,8 @@ collect_child(KeyBuf *b, PlanState *ps, int resno)
 		if (TupIsNull(slot))
 			break;
 		d = slot_getattr(slot, resno, &isnull);
-		keybuf_add(b, d, isnull);
+		if (!keybuf_add(b, d, isnull))
+			break;				/* the caller falls back */
 	}
 }
 
@@ -185,6 +245,14 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 						child->plan->plan_width, cxt);
 			collect_child(&b, child, intVal(lthird(src)));
 			unique = intVal(list_nth(src, 4)) != 0;
+		}
+		if (b.full)
+		{
+			*reason = PG_GPU_FB_SLOT_MEMORY;
+			snprintf(msg, msglen, "the keys of a key set need more than pg_gpu.slot_sort_memory (%d kB)",
+					 pg_gpu_slot_sort_memory);
+			ok = false;
+			break;
 		}
 		sets->ks[i] = pg_gpu_keyset_build(ref->type, (uint64) b.n, b.vals, b.data, b.off,
 										  task->emulate, &err);

@@ -103,7 +103,8 @@ PgGpuDefineGucs(void)
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.slot_sort_memory",
 							"Host memory a GpuSort over a child plan (a join, say) keeps its rows "
-							"in; beyond it, PostgreSQL's tuplesort sorts them.",
+							"in, and a join's build side its keys; beyond it, PostgreSQL's "
+							"tuplesort sorts them, or its join runs.",
 							NULL, &pg_gpu_slot_sort_memory, 1024 * 1024, 64, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.chunk_pages",

@@ -371,11 +371,11 @@ filter_text(List *quals, Oid relid, Index varno)
 /*
  * The join's clause as the filter's last qual, answered by a key set of the
  * build side (the GpuAgg's second child); an anti-join keeps the rows it does
- * not match.  *unique: the source's flag that the keys must be unique.  NIL if
- * the task has no room.
+ * not match.  *unique: the source's flag that the keys must be unique; *set: the
+ * set's index.  NIL if the task has no room.
  */
 static List *
-join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique)
+join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique, int *set)
 {
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
 	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
@@ -391,6 +391,7 @@ join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique
 	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), source);
 	if (st->set < 0)
 		return NIL;
+	*set = st->set;
 	st->clause = sj->clause;
 	st->probe = sj->probe_key;
 	st->keytype = sj->keytype;
@@ -434,6 +435,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	PgGpuSetJoin sj;
 	List	   *sets = NIL;
 	Integer    *unique = NULL;
+	int			join_set = -1;
 
 	memset(&sj, 0, sizeof(sj));
 	if (input_rel->reloptkind == RELOPT_JOINREL)
@@ -453,7 +455,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
 	if (sj.probe)
 	{
-		List	   *join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique);
+		List	   *join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique, &join_set);
 
 		if (join_quals == NIL)
 			return;
@@ -505,7 +507,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		 */
 		if (!grouped && b.task->ninputs == 0)
 		{
-			if (!PgGpuCompileSetMult(&b.comp, sj.probe_key, sj.keytype, 0, &b.task->weight))
+			if (!PgGpuCompileSetMult(&b.comp, sj.probe_key, sj.keytype, join_set, &b.task->weight))
 				return;
 		}
 		else

@@ -367,7 +367,7 @@ test_host_walker(const Table &tb, const pg_gpu_agg_task &t)
 
 		for (int c = 0; c < t.ninputs; c++)
 			state_init(part[c], t.inputs[c].type);
-		int			r = accum_page_serial(tb.pages[p].data(), tb.nlp[p],
+		int64_t		r = accum_page_serial(tb.pages[p].data(), tb.nlp[p],
 										  tb.vis[p].empty() ? nullptr : tb.vis[p].data(), t, part);
 
 		ok &= (r >= 0);
