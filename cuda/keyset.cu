@@ -3,6 +3,7 @@
  * one thread per key inserts it with atomicCAS (equal keys: atomicMin keeps the
  * least index), and probes run one thread per probe key.
  */
+#include <algorithm>
 #include <new>
 
 #include "agg_host.h"
@@ -102,12 +103,6 @@ keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals,
 					  "cudaMemcpy");
 }
 
-static inline uint64_t
-Max64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 static int
 grid_blocks(uint64_t n)
 {
@@ -131,11 +126,11 @@ engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint6
 	ks->mask = keyset_capacity(n) - 1;
 	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) == PG_GPU_OK &&
 		(st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
-		(st = device_alloc(Max64(n, 1) * sizeof(uint64_t), (void **) &ks->d_mult, err)) == PG_GPU_OK &&
+		(st = device_alloc(std::max<uint64_t>(n, 1) * sizeof(uint64_t), (void **) &ks->d_mult, err)) == PG_GPU_OK &&
 		(st = device_alloc(sizeof(unsigned long long), (void **) &d_count, err)) == PG_GPU_OK)
 	{
 		cudaMemset(ks->d_tab, 0, (ks->mask + 1) * sizeof(uint64_t));
-		cudaMemset(ks->d_mult, 0, Max64(n, 1) * sizeof(uint64_t));
+		cudaMemset(ks->d_mult, 0, std::max<uint64_t>(n, 1) * sizeof(uint64_t));
 		cudaMemset(d_count, 0, sizeof(unsigned long long));
 		if (n > 0)
 		{

@@ -91,6 +91,14 @@ keybuf_init(KeyBuf *b, int valtype, double rows, int width, MemoryContext cxt)
 	}
 }
 
+/* The keys no longer fit: collecting stops, the caller falls back. */
+static bool
+keybuf_full(KeyBuf *b)
+{
+	b->full = true;
+	return false;
+}
+
 /* Add one value; false once the keys no longer fit (b->full). */
 static bool
 keybuf_add(KeyBuf *b, Datum d, bool isnull)
@@ -110,13 +118,13 @@ keybuf_add(KeyBuf *b, Datum d, bool isnull)
 		void	   *p;
 
 		if (keybuf_bytes(b) * 2 > limit)
-			return !(b->full = true);
+			return keybuf_full(b);
 		if (b->text)
 			p = grow(b->cxt, b->off, sizeof(uint64) * (b->n + 1), sizeof(uint64) * (2 * b->cap + 1));
 		else
 			p = grow(b->cxt, b->vals, sizeof(int64) * b->n, sizeof(int64) * 2 * b->cap);
 		if (p == NULL)
-			return !(b->full = true);
+			return keybuf_full(b);
 		if (b->text)
 			b->off = (uint64 *) p;
 		else
@@ -149,7 +157,7 @@ keybuf_add(KeyBuf *b, Datum d, bool isnull)
 		{
 			if (plain != v)
 				pfree(plain);
-			return !(b->full = true);
+			return keybuf_full(b);
 		}
 		b->data = p;
 		b->dcap = cap;

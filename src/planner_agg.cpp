@@ -433,7 +433,6 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	/* a join: one table scanned on the GPU, probing a key set of the rest */
 	RelOptInfo *scan_rel = input_rel;
 	PgGpuSetJoin sj;
-	List	   *sets = NIL;
 	Integer    *unique = NULL;
 	int			join_set = -1;
 
@@ -451,18 +450,12 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&b.comp, b.task, scan_rel->relid);
 
-	/* WHERE: every qual must run on the GPU */
+	/* the table's quals; the join's test is added to them below */
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
-	if (sj.probe)
-	{
-		List	   *join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique, &join_set);
+	List	   *join_quals = NIL;
 
-		if (join_quals == NIL)
-			return;
-		if (!PgGpuCompileQuals(&b.comp, list_concat_copy(quals, join_quals), &b.task->filter))
-			return;
-	}
-	else if (!PgGpuCompileQuals(&b.comp, quals, &b.task->filter))
+	if (sj.probe &&
+		(join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique, &join_set)) == NIL)
 		return;
 
 	/* GROUP BY keys */
@@ -502,21 +495,25 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	{
 		/*
 		 * An inner join repeats a row once per equal key.  count(*) alone counts
-		 * each row that many times; other aggregates need the keys unique, which
-		 * the executor checks (else the CPU joins).
+		 * each row that many times, and a row without a match weighs 0, so the
+		 * weight is the join's only probe; other aggregates need the keys unique,
+		 * which the executor checks (else the CPU joins).
 		 */
 		if (!grouped && b.task->ninputs == 0)
 		{
 			if (!PgGpuCompileSetMult(&b.comp, sj.probe_key, sj.keytype, join_set, &b.task->weight))
 				return;
+			join_quals = NIL;
 		}
 		else
 			unique->ival = 1;
 	}
+	/* WHERE: every qual must run on the GPU */
+	if (!PgGpuCompileQuals(&b.comp, list_concat_copy(quals, join_quals), &b.task->filter))
+		return;
 	if ((b.aggs == NIL && !grouped) || !PgGpuFinishPrograms(&b.comp) ||
 		!relation_supported(rte->relid, b.task))
 		return;
-	sets = b.comp.set_sources;
 	if (grouped)
 	{
 		ngroups = estimate_num_groups(root, get_sortgrouplist_exprs(parse->groupClause,
@@ -612,7 +609,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 									   task_const(b.task), filter_text(quals, rte->relid,
 																	   scan_rel->relid));
 	cpath->custom_private = lappend(cpath->custom_private, finalfns);
-	cpath->custom_private = lappend(cpath->custom_private, sets);
+	cpath->custom_private = lappend(cpath->custom_private, b.comp.set_sources);
 	cpath->custom_private = lappend(cpath->custom_private,
 									direct ? make_tlist_from_pathtarget(partial_target) : NIL);
 	cpath->custom_private = lappend(cpath->custom_private, direct ? extra->havingQual : NULL);
