@@ -8,7 +8,7 @@ DATA       = pg_gpu--0.1.sql
 PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 
 SRC_CPP  = $(wildcard src/*.cpp)
-OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o cuda/agg_host.o
+OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
 
 REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
@@ -71,11 +71,11 @@ $(SRC_CPP:.cpp=.o): $(wildcard src/*.h cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
 # Engine unit tests: no database; on a machine without a GPU they check the
 # CPU reference and the state arithmetic, and say the kernels were skipped.
 ifneq ($(NVCC),)
-test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
+	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
-test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB)
-	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o $(ENGINE_LIB) -o $@
+test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB)
+	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@
 endif
 
 .PHONY: deps test unittest gpucheck demo bench

@@ -978,8 +978,11 @@ valid_task(const pg_gpu_agg_task *t)
 			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
 			return false;
 		/* a set the caller filled in */
-		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT) &&
-			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS || t->sets[in.a].tab == 0 ||
+		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT ||
+			 in.op == PG_GPU_OP_SET_ORD) &&
+			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS ||
+			 (t->sets[in.a].tab == 0 && t->sets[in.a].trie == 0) ||
+			 (in.op == PG_GPU_OP_SET_MULT && t->sets[in.a].mult == 0) ||
 			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
 			return false;
 		/* text constants lie inside the pool */

@@ -142,7 +142,7 @@ host_unordered(const pg_gpu_agg_task &t, const std::vector<uint32_t> &idx, W wor
 	return false;
 }
 
-static pg_gpu_status
+pg_gpu_status
 host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 {
 	err->status = st;
@@ -861,6 +861,13 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 		return nullptr;
 	}
 	return ks;
+}
+
+pg_gpu_keyset *
+pg_gpu_keyset_to_device(const pg_gpu_keyset *host, pg_gpu_error *err)
+{
+	return pg_gpu_keyset_build(host->type, host->n, host->vals.data(),
+							   (const char *) host->data.data(), host->off.data(), 0, err);
 }
 
 extern "C" pg_gpu_status

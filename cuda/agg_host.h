@@ -15,6 +15,9 @@
 
 struct host_agg;
 
+/* Fill err (status st, message msg); returns st. */
+pg_gpu_status host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg);
+
 host_agg   *host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err);
 pg_gpu_status host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out);
 pg_gpu_status host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err);
@@ -48,5 +51,23 @@ pg_gpu_status engine_keyset_probe(engine_keyset *dev, const pg_gpu::cuda::keyset
 								  uint64_t m, int64_t *out, pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
 void		engine_keyset_ref(const engine_keyset *dev, pg_gpu_set_ref *out);
+
+/* The same keys as an emulated set's, in a set built on the GPU. */
+pg_gpu_keyset *pg_gpu_keyset_to_device(const pg_gpu_keyset *host, pg_gpu_error *err);
+
+/*
+ * The GPU half of the dictionaries (keyset.cu): a trie's arrays (trie_view's
+ * order, bytes[i] each) copied to the device, the device address of its view,
+ * and m host keys looked up in a set (device addresses) on the GPU.
+ */
+struct engine_trie;
+
+pg_gpu_status engine_trie_upload(const void *const *arrays, const uint64_t *bytes, uint64_t nnodes,
+								 engine_trie **dev, pg_gpu_error *err);
+uint64_t	engine_trie_view(const engine_trie *dev);
+void		engine_trie_free(engine_trie *dev);
+pg_gpu_status engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data,
+								const uint64_t *off, int64_t *out, double *kernel_ms,
+								pg_gpu_error *err);
 
 #endif							/* PG_GPU_AGG_HOST_H */

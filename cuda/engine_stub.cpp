@@ -152,3 +152,29 @@ void
 engine_keyset_ref(const engine_keyset *, pg_gpu_set_ref *)
 {
 }
+
+pg_gpu_status
+engine_trie_upload(const void *const *, const uint64_t *, uint64_t, engine_trie **dev,
+				   pg_gpu_error *err)
+{
+	*dev = nullptr;
+	return not_compiled(err);
+}
+
+uint64_t
+engine_trie_view(const engine_trie *)
+{
+	return 0;
+}
+
+void
+engine_trie_free(engine_trie *)
+{
+}
+
+pg_gpu_status
+engine_dict_probe(const pg_gpu_set_ref &, uint64_t, const uint8_t *, const uint64_t *, int64_t *,
+				  double *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}

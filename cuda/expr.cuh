@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
+#include "trie.cuh"
 
 namespace pg_gpu {
 namespace cuda {
@@ -408,6 +409,9 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 	const uint64_t *off = (const uint64_t *) (uintptr_t) s.off;
 	uint32_t	n = text_len(p, x.len, t);
 
+	if (s.trie)
+		return trie_find(*(const trie_view *) (uintptr_t) s.trie, p, n);
+
 	return set_probe(tab, s.mask, text_hash(p, n), [&](uint64_t i) {
 		const uint8_t *k = data + off[i];
 
@@ -628,6 +632,17 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					x.bits = i < 0 ? 0 : ((const uint64_t *) (uintptr_t) set.mult)[i];
 					x.null = false;
+					x.len = 0;
+					break;
+				}
+			case PG_GPU_OP_SET_ORD:
+				{
+					const pg_gpu_set_ref &set = task.sets[in.a];
+					pval	   &x = st[sp - 1];
+					int64_t		i = (x.null || !set.nonempty) ? -1 : set_find(set, x, in.type);
+
+					x.bits = (uint64_t) (i + 1);
+					x.null = i < 0;
 					x.len = 0;
 					break;
 				}

@@ -202,3 +202,141 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->off = (uint64_t) (uintptr_t) ks->keys.off;
 	out->mult = (uint64_t) (uintptr_t) ks->d_mult;
 }
+
+/* ---- dictionaries: a trie's arrays on the device, bulk lookups ------------- */
+
+struct engine_trie
+{
+	uint8_t    *buf = nullptr;	/* every array, 16-byte aligned, then the view */
+	trie_view  *view = nullptr;
+};
+
+pg_gpu_status
+engine_trie_upload(const void *const *arrays, const uint64_t *bytes, uint64_t nnodes,
+				   engine_trie **dev, pg_gpu_error *err)
+{
+	engine_trie *t = new (std::nothrow) engine_trie();
+	uint64_t	at[9],
+				total = 0;
+	pg_gpu_status st;
+	trie_view	v = {};
+
+	*dev = nullptr;
+	if (!t)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+	for (int i = 0; i < 8; i++)
+	{
+		at[i] = total;
+		total += (bytes[i] + 15) & ~15ULL;
+	}
+	at[8] = total;
+	total += sizeof(trie_view);
+	if ((st = device_alloc(total, (void **) &t->buf, err)) != PG_GPU_OK)
+	{
+		delete t;
+		return st;
+	}
+	for (int i = 0; i < 8 && st == PG_GPU_OK; i++)
+		if (bytes[i] > 0)
+			st = cuda_status(err, cudaMemcpy(t->buf + at[i], arrays[i], bytes[i],
+											 cudaMemcpyHostToDevice), "cudaMemcpy");
+	v.louds = (const uint64_t *) (t->buf + at[0]);
+	v.sel0 = (const uint64_t *) (t->buf + at[1]);
+	v.labels = t->buf + at[2];
+	v.term = (const uint64_t *) (t->buf + at[3]);
+	v.term_rank = (const uint32_t *) (t->buf + at[4]);
+	v.toff = (const uint64_t *) (t->buf + at[5]);
+	v.tail = t->buf + at[6];
+	v.ord = (const uint32_t *) (t->buf + at[7]);
+	v.nnodes = nnodes;
+	t->view = (trie_view *) (t->buf + at[8]);
+	if (st == PG_GPU_OK)
+		st = cuda_status(err, cudaMemcpy(t->view, &v, sizeof(v), cudaMemcpyHostToDevice),
+						 "cudaMemcpy");
+	if (st != PG_GPU_OK)
+	{
+		engine_trie_free(t);
+		return st;
+	}
+	*dev = t;
+	return PG_GPU_OK;
+}
+
+uint64_t
+engine_trie_view(const engine_trie *dev)
+{
+	return (uint64_t) (uintptr_t) dev->view;
+}
+
+void
+engine_trie_free(engine_trie *dev)
+{
+	if (!dev)
+		return;
+	device_free(dev->buf);
+	delete dev;
+}
+
+/* One thread per query key (seed 003's query-parallel search). */
+static __global__ void
+dict_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
+{
+	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
+		 j += (uint64_t) gridDim.x * blockDim.x)
+	{
+		pval		x;
+
+		x.bits = (uint64_t) (uintptr_t) (q.data + q.off[j]);
+		x.len = (uint32_t) (q.off[j + 1] - q.off[j]);
+		x.null = false;
+		out[j] = set_find(set, x, PG_GPU_TEXT);
+	}
+}
+
+pg_gpu_status
+engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data, const uint64_t *off,
+				  int64_t *out, double *kernel_ms, pg_gpu_error *err)
+{
+	keyset_keys h = {},
+				dq;
+	int64_t    *vals = nullptr,
+			   *d_out = nullptr;
+	uint8_t    *d_data = nullptr;
+	uint64_t   *d_off = nullptr;
+	cudaEvent_t e0 = nullptr,
+				e1 = nullptr;
+	float		ms = 0;
+	pg_gpu_status st;
+
+	*kernel_ms = 0;
+	if (m == 0)
+		return PG_GPU_OK;
+	h.type = PG_GPU_TEXT;
+	h.data = data;
+	h.off = off;
+	if ((st = keys_to_device(h, m, &dq, &vals, &d_data, &d_off, err)) == PG_GPU_OK &&
+		(st = device_alloc(m * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK &&
+		(st = cuda_status(err, cudaEventCreate(&e0), "cudaEventCreate")) == PG_GPU_OK &&
+		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
+	{
+		cudaEventRecord(e0);
+		dict_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
+		cudaEventRecord(e1);
+		if ((st = cuda_status(err, cudaEventSynchronize(e1), "dict_probe_kernel")) == PG_GPU_OK)
+		{
+			cudaEventElapsedTime(&ms, e0, e1);
+			*kernel_ms = ms;
+			st = cuda_status(err, cudaMemcpy(out, d_out, m * sizeof(int64_t),
+											 cudaMemcpyDeviceToHost), "cudaMemcpy");
+		}
+	}
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	device_free(vals);
+	device_free(d_data);
+	device_free(d_off);
+	device_free(d_out);
+	return st;
+}

@@ -156,8 +156,10 @@ typedef enum pg_gpu_opcode
 	PG_GPU_OP_IN_SET,			/* type: operand type, a: key set (task->sets);
 								 * b = 0: x IN (set), three-valued (SEMANTICS 17);
 								 * b = 1: a join's match, NULL never matches */
-	PG_GPU_OP_SET_MULT			/* a: key set; the number of the set's keys
+	PG_GPU_OP_SET_MULT,			/* a: key set; the number of the set's keys
 								 * equal to x (int8; 0 when none or NULL) */
+	PG_GPU_OP_SET_ORD			/* a: key set; 1 + the index of the key equal
+								 * to x (int8), NULL when none or x is NULL */
 } pg_gpu_opcode;
 
 typedef enum pg_gpu_cmp
@@ -214,6 +216,8 @@ typedef struct pg_gpu_set_ref
 	uint64_t	data;			/* text keys: bytes, and n + 1 offsets */
 	uint64_t	off;
 	uint64_t	mult;			/* per key ordinal: how many keys are equal */
+	uint64_t	trie;			/* not 0: a dictionary's trie (trie.cuh's
+								 * trie_view) answers instead of tab */
 	int32_t		type;
 	uint8_t		has_null;		/* the set's source held a NULL */
 	uint8_t		nonempty;		/* ... held at least one value, NULL or not */
@@ -449,6 +453,56 @@ uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
  */
 void		pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out);
 void		pg_gpu_keyset_free(pg_gpu_keyset *ks);
+
+/*
+ * ---- Dictionaries: named key sets kept for repeated lookups (issue 5) -------
+ *
+ * n text keys (key i at data + off[i] .. off[i + 1]) as a hash table (keyset.cuh)
+ * or a LOUDS trie (trie.cuh).  The structure is built on the host, which keeps it
+ * for lookups on the CPU; with device set it is copied to the GPU too (else on
+ * the first pg_gpu_dict_ref that needs it).  A key's index is its position in the
+ * source, the least among equal keys.
+ */
+#define PG_GPU_DICT_HASH 0
+#define PG_GPU_DICT_TRIE 1
+
+typedef struct pg_gpu_dict pg_gpu_dict;
+
+typedef struct pg_gpu_dict_info
+{
+	int			kind;
+	uint64_t	keys;			/* keys given */
+	uint64_t	distinct;
+	uint64_t	nodes;			/* trie nodes (0 for a hash table) */
+	uint64_t	host_bytes;		/* the structure on the host, keys included */
+	uint64_t	device_bytes;	/* ... on the GPU (0 when not there) */
+	double		build_ms;		/* host build */
+	double		upload_ms;		/* copy to the GPU */
+} pg_gpu_dict_info;
+
+pg_gpu_dict *pg_gpu_dict_build(int kind, uint64_t n, const char *data, const uint64_t *off,
+							   int device, pg_gpu_error *err);
+
+/* The index of the key equal to p[0 .. len), or -1 (on the host). */
+int64_t		pg_gpu_dict_find(const pg_gpu_dict *d, const char *p, uint32_t len);
+
+/*
+ * m probe keys at once on the GPU: out[j] = the index or -1; *kernel_ms: the
+ * lookups alone, the copies not counted.
+ */
+pg_gpu_status pg_gpu_dict_probe(pg_gpu_dict *d, uint64_t m, const char *data,
+								const uint64_t *off, int64_t *out, double *kernel_ms,
+								pg_gpu_error *err);
+
+void		pg_gpu_dict_get_info(const pg_gpu_dict *d, pg_gpu_dict_info *out);
+
+/*
+ * The dictionary as a task's kernels probe it (the host copy when emulate; else
+ * the GPU's, copied there now if need be).
+ */
+pg_gpu_status pg_gpu_dict_ref(pg_gpu_dict *d, int emulate, pg_gpu_set_ref *out,
+							  pg_gpu_error *err);
+void		pg_gpu_dict_free(pg_gpu_dict *d);
 
 /* ---- explicit aggregates: one group's collected values ------------------ */
 

@@ -861,6 +861,104 @@ test_keyset(std::mt19937_64 &rng, int type, uint64_t n, bool emulate)
 	pg_gpu_keyset_free(ks);
 }
 
+/* ---- dictionaries (trie.cuh, pg_gpu_dict_*) -------------------------------- */
+
+/*
+ * n keys over a small alphabet (shared prefixes, keys that are prefixes of others,
+ * the empty key, duplicates, long keys, bytes over 127), both kinds: every key
+ * found at its least index, on the host and (gpu) in one bulk probe on the GPU;
+ * probes that miss answer -1.
+ */
+static void
+test_dict(std::mt19937_64 &rng, int kind, uint64_t n, bool gpu)
+{
+	std::string data;
+	std::vector<uint64_t> off(1, 0);
+	std::vector<std::string> keys;
+	std::map<std::string, int64_t> first;
+	auto		make = [&](uint64_t i) {
+		size_t		len = (i % 97 == 3) ? 300 + rng() % 900 : rng() % 7;
+		std::string k;
+
+		for (size_t c = 0; c < len; c++)
+			k += "ab\xc3\xa9z"[rng() % 5];
+		return k;
+	};
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		keys.push_back(make(i));
+		first.emplace(keys.back(), (int64_t) i);
+		data += keys.back();
+		off.push_back(data.size());
+	}
+
+	pg_gpu_error err;
+	pg_gpu_dict *d = pg_gpu_dict_build(kind, n, data.data(), off.data(), gpu, &err);
+
+	CHECK(d != nullptr, "dict build (kind %d, n %llu, gpu %d): %s", kind, (unsigned long long) n,
+		  gpu, err.message);
+	if (!d)
+		return;
+
+	pg_gpu_dict_info info;
+
+	pg_gpu_dict_get_info(d, &info);
+	CHECK(info.distinct == first.size(), "dict distinct %llu vs %zu (kind %d)",
+		  (unsigned long long) info.distinct, first.size(), kind);
+
+	/* probes: the keys, then as many others, about half of them absent */
+	std::vector<std::string> probes(keys);
+	std::string pd;
+	std::vector<uint64_t> po(1, 0);
+
+	for (uint64_t j = 0; j < n + 50; j++)
+	{
+		std::string p = make(j);
+
+		if (j % 3 == 0)
+			p += "b";
+		else if (j % 3 == 1 && !p.empty())
+			p.pop_back();
+		probes.push_back(p);
+	}
+	for (const std::string &p : probes)
+	{
+		pd += p;
+		po.push_back(pd.size());
+	}
+
+	int			bad = 0;
+
+	for (size_t j = 0; j < probes.size(); j++)
+	{
+		auto		it = first.find(probes[j]);
+
+		bad += pg_gpu_dict_find(d, probes[j].data(), (uint32_t) probes[j].size()) !=
+			(it == first.end() ? -1 : it->second);
+	}
+	CHECK(bad == 0, "dict (kind %d, n %llu): %d of %zu host lookups wrong", kind,
+		  (unsigned long long) n, bad, probes.size());
+	if (gpu)
+	{
+		std::vector<int64_t> out(probes.size());
+		double		ms;
+
+		CHECK(pg_gpu_dict_probe(d, probes.size(), pd.data(), po.data(), out.data(), &ms, &err) ==
+			  PG_GPU_OK, "dict probe: %s", err.message);
+		bad = 0;
+		for (size_t j = 0; j < probes.size(); j++)
+		{
+			auto		it = first.find(probes[j]);
+
+			bad += out[j] != (it == first.end() ? -1 : it->second);
+		}
+		CHECK(bad == 0, "dict (kind %d, n %llu): %d of %zu GPU lookups wrong", kind,
+			  (unsigned long long) n, bad, probes.size());
+	}
+	pg_gpu_dict_free(d);
+}
+
 int
 main()
 {
@@ -910,6 +1008,9 @@ main()
 		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})
 			for (uint64_t n : {0ULL, 1ULL, 1000ULL, 200000ULL})
 				test_keyset(rng, type, n, emulate != 0);
+	for (int kind : {PG_GPU_DICT_HASH, PG_GPU_DICT_TRIE})
+		for (uint64_t n : {0ULL, 1ULL, 2ULL, 5ULL, 1000ULL, 100000ULL})
+			test_dict(rng, kind, n, gpu);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
