@@ -315,3 +315,45 @@ AS 'MODULE_PATHNAME', 'pg_gpu_final_var_pop' LANGUAGE C CALLED ON NULL INPUT PAR
 CREATE AGGREGATE gpu_var_pop(float8) (SFUNC = pg_gpu_collect, STYPE = internal, FINALFUNC = pg_gpu_final_var_pop_float8,
   COMBINEFUNC = pg_gpu_collect_combine, SERIALFUNC = pg_gpu_collect_serialize,
   DESERIALFUNC = pg_gpu_collect_deserialize, PARALLEL = SAFE);
+
+-- Dictionaries: named key sets for repeated exact-match lookups, kept by the
+-- session that creates them (in its memory and on its GPU) until dropped or the
+-- session ends.  A snapshot of the query's keys (one text, varchar or bpchar
+-- column), built as a 'hash' table or a 'trie' (LOUDS); matching is byte for
+-- byte.  A key's ordinal is its position among the query's non-NULL keys.
+-- Inside GpuAgg and GpuSort the lookups run in the GPU's page kernels.
+CREATE FUNCTION pg_gpu_dict_create(name text, query text, kind text DEFAULT 'hash')
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'pg_gpu_dict_create'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION pg_gpu_dict_contains(name text, key text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'pg_gpu_dict_contains'
+LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED;
+
+CREATE FUNCTION pg_gpu_dict_lookup(name text, key text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'pg_gpu_dict_lookup'
+LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED;
+
+CREATE FUNCTION pg_gpu_dict_drop(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'pg_gpu_dict_drop'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION pg_gpu_dict_list(
+    OUT name text,
+    OUT kind text,
+    OUT keys bigint,
+    OUT distinct_keys bigint,
+    OUT trie_nodes bigint,
+    OUT host_bytes bigint,
+    OUT device_bytes bigint,
+    OUT build_ms double precision,
+    OUT upload_ms double precision,
+    OUT created timestamptz,
+    OUT query text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_gpu_dict_list'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

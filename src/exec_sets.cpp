@@ -15,32 +15,16 @@ extern "C" {
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "pg_gpu.h"
 #include "expr_compile.h"
 #include "exec_sets.h"
+#include "dict.h"
 #include "gpuagg.h"
 }
-
-/* Keys being collected. */
-typedef struct KeyBuf
-{
-	MemoryContext cxt;
-	int			valtype;		/* pg_gpu_coltype of the values */
-	bool		text;
-	int64		n;
-	int64		cap;
-	int64	   *vals;			/* integers */
-	uint64	   *off;			/* text: n + 1 offsets into data */
-	char	   *data;
-	uint64		dlen;
-	uint64		dcap;
-	bool		has_null;
-	bool		nonempty;
-	bool		full;			/* over pg_gpu.slot_sort_memory, or no memory */
-} KeyBuf;
 
 /* A copy of p (used bytes) in newsize bytes, or NULL with p kept. */
 static void *
@@ -60,18 +44,19 @@ grow(MemoryContext cxt, void *p, Size used, Size newsize)
 
 /* Bytes the buffers hold. */
 static uint64
-keybuf_bytes(const KeyBuf *b)
+keybuf_bytes(const PgGpuKeyBuf *b)
 {
 	return b->text ? b->dcap + sizeof(uint64) * (b->cap + 1) : sizeof(int64) * b->cap;
 }
 
-/* Room for about rows keys of width bytes (the planner's guess, capped; it grows). */
-static void
-keybuf_init(KeyBuf *b, int valtype, double rows, int width, MemoryContext cxt)
+void
+PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint64 limit,
+				MemoryContext cxt)
 {
 	rows = Min(Max(rows * 1.1, 1024.0), 1e6);
 	memset(b, 0, sizeof(*b));
 	b->cxt = cxt;
+	b->limit = limit;
 	b->valtype = valtype;
 	b->text = (valtype == PG_GPU_TEXT || valtype == PG_GPU_BPCHAR);
 	b->cap = (int64) rows;
@@ -93,17 +78,16 @@ keybuf_init(KeyBuf *b, int valtype, double rows, int width, MemoryContext cxt)
 
 /* The keys no longer fit: collecting stops, the caller falls back. */
 static bool
-keybuf_full(KeyBuf *b)
+keybuf_full(PgGpuKeyBuf *b)
 {
 	b->full = true;
 	return false;
 }
 
-/* Add one value; false once the keys no longer fit (b->full). */
-static bool
-keybuf_add(KeyBuf *b, Datum d, bool isnull)
+bool
+PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull)
 {
-	uint64		limit = (uint64) pg_gpu_slot_sort_memory * 1024;
+	uint64		limit = b->limit;
 
 	if (b->full)
 		return false;
@@ -172,7 +156,7 @@ keybuf_add(KeyBuf *b, Datum d, bool isnull)
 
 /* A constant array's elements. */
 static void
-collect_array(KeyBuf *b, Const *arr)
+collect_array(PgGpuKeyBuf *b, Const *arr)
 {
 	Oid			elemtype = get_element_type(arr->consttype);
 	int16		elmlen;
@@ -185,13 +169,13 @@ collect_array(KeyBuf *b, Const *arr)
 	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
 	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval,
 					  elmalign, &elems, &nulls, &n);
-	for (int i = 0; i < n && keybuf_add(b, elems[i], nulls[i]); i++)
+	for (int i = 0; i < n && PgGpuKeyBufAdd(b, elems[i], nulls[i]); i++)
 		;
 }
 
 /* Every row of a child plan: its column resno. */
 static void
-collect_child(KeyBuf *b, PlanState *ps, int resno)
+collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno)
 {
 	for (;;)
 	{
@@ -204,7 +188,7 @@ collect_child(KeyBuf *b, PlanState *ps, int resno)
 		if (TupIsNull(slot))
 			break;
 		d = slot_getattr(slot, resno, &isnull);
-		if (!keybuf_add(b, d, isnull))
+		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
 	}
 }
@@ -219,6 +203,7 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 	 */
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_gpu key set",
 											  ALLOCSET_DEFAULT_SIZES);
+	uint64		limit = (uint64) pg_gpu_slot_sort_memory * 1024;
 	instr_time	t0,
 				t1;
 	ListCell   *lc;
@@ -233,24 +218,40 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 		List	   *src = (List *) lfirst(lc);
 		int			kind = intVal(linitial(src));
 		bool		unique = false;
-		KeyBuf		b;
+		PgGpuKeyBuf		b;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
 
+		if (kind == PG_GPU_SET_DICT)
+		{
+			/* a dictionary: built already, pinned while this task probes it */
+			sets->dict[i] = strVal(lsecond(src));
+			sets->n = i + 1;
+			if (!PgGpuDictPin(sets->dict[i], task->emulate, ref, &sets->keys[i],
+							  &sets->distinct[i], reason, msg, msglen))
+			{
+				ok = false;
+				break;
+			}
+			sets->nbuilt = i + 1;
+			i++;
+			continue;
+		}
 		if (kind == PG_GPU_SET_ARRAY)
 		{
 			Const	   *arr = (Const *) lsecond(src);
 			ArrayType  *a = DatumGetArrayTypeP(arr->constvalue);
 
-			keybuf_init(&b, intVal(lthird(src)), ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32, cxt);
+			PgGpuKeyBufInit(&b, intVal(lthird(src)), ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32,
+							limit, cxt);
 			collect_array(&b, arr);
 		}
 		else
 		{
 			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
 
-			keybuf_init(&b, intVal(lfourth(src)), child->plan->plan_rows,
-						child->plan->plan_width, cxt);
+			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
+							child->plan->plan_width, limit, cxt);
 			collect_child(&b, child, intVal(lthird(src)));
 			unique = intVal(list_nth(src, 4)) != 0;
 		}
@@ -304,9 +305,13 @@ PgGpuFreeSets(PgGpuSets *sets)
 	for (int i = 0; i < sets->n; i++)
 	{
 		pg_gpu_keyset *ks = sets->ks[i];
+		const char *dict = sets->dict[i];
 
 		sets->ks[i] = NULL;
+		sets->dict[i] = NULL;
 		pg_gpu_keyset_free(ks);
+		if (dict)
+			PgGpuDictUnpin(dict);
 	}
 	sets->n = 0;
 }
@@ -325,6 +330,8 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		initStringInfo(&buf);
 		if (intVal(linitial(src)) == PG_GPU_SET_ARRAY)
 			appendStringInfoString(&buf, "IN list");
+		else if (intVal(linitial(src)) == PG_GPU_SET_DICT)
+			appendStringInfo(&buf, "dictionary %s", quote_identifier(strVal(lsecond(src))));
 		else
 			appendStringInfoString(&buf, strVal(llast(src)));
 		if (analyze && i < sets->nbuilt)

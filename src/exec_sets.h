@@ -6,12 +6,42 @@
 
 #include "pg_gpu_engine.h"
 
+/*
+ * Keys being collected as the engine takes them: integers as int64 (vals), text
+ * as bytes (data) with n + 1 offsets (off).  NULLs are only remembered.
+ */
+typedef struct PgGpuKeyBuf
+{
+	MemoryContext cxt;
+	uint64		limit;			/* bytes the buffers may take */
+	int			valtype;		/* pg_gpu_coltype of the values */
+	bool		text;
+	int64		n;
+	int64		cap;
+	int64	   *vals;			/* integers */
+	uint64	   *off;			/* text: n + 1 offsets into data */
+	char	   *data;
+	uint64		dlen;
+	uint64		dcap;
+	bool		has_null;
+	bool		nonempty;
+	bool		full;			/* over the limit, or no memory */
+} PgGpuKeyBuf;
+
+/* Room for about rows keys of width bytes (a guess, capped; the buffers grow). */
+void		PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint64 limit,
+							MemoryContext cxt);
+
+/* Add one value (detoasted); false once the keys no longer fit (b->full). */
+bool		PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull);
+
 /* The key sets of one execution of a task. */
 typedef struct PgGpuSets
 {
 	int			n;
 	int			nbuilt;			/* sets whose counts below are filled */
 	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
+	const char *dict[PG_GPU_MAX_SETS];	/* a dictionary's name: pinned */
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
 	int64		distinct[PG_GPU_MAX_SETS];
 	double		build_ms;		/* collecting the keys and building the sets */

@@ -42,6 +42,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "expr_compile.h"
+#include "dict.h"
 
 /*
  * From utils/pg_locale.h, which cannot be included where PostgreSQL was built with
@@ -527,6 +528,42 @@ compile_bool(PgGpuCompiler *c, BoolExpr *b, int *type)
 	return true;
 }
 
+/*
+ * pg_gpu_dict_contains / _lookup(name, key) with a constant name: a probe of the
+ * dictionary, one key set however often the query names it.
+ */
+static bool
+compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
+{
+	Const	   *nm = (Const *) linitial(f->args);
+	char	   *name;
+	ListCell   *lc;
+	int			set = -1,
+				i = 0,
+				t;
+
+	if (list_length(f->args) != 2 || !IsA(nm, Const) || nm->constisnull)
+		return false;
+	name = TextDatumGetCString(nm->constvalue);
+	foreach(lc, c->set_sources)
+	{
+		List	   *src = (List *) lfirst(lc);
+
+		if (intVal(linitial(src)) == PG_GPU_SET_DICT && strcmp(strVal(lsecond(src)), name) == 0)
+			set = i;
+		i++;
+	}
+	if (set < 0 &&
+		(set = PgGpuAddSet(c, PG_GPU_TEXT, list_make2(makeInteger(PG_GPU_SET_DICT),
+													  makeString(name)))) < 0)
+		return false;
+	if (!compile(c, (Expr *) lsecond(f->args), &t) || t != PG_GPU_TEXT)
+		return false;
+	*type = fn == PG_GPU_DICT_FN_CONTAINS ? PG_GPU_BOOL : PG_GPU_INT8;
+	return emit(c, fn == PG_GPU_DICT_FN_CONTAINS ? PG_GPU_OP_IN_SET : PG_GPU_OP_SET_ORD,
+				PG_GPU_TEXT, set, 0, 0);
+}
+
 static bool
 compile(PgGpuCompiler *c, Expr *e, int *type)
 {
@@ -621,6 +658,10 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			{
 				FuncExpr   *f = (FuncExpr *) e;
 				int			rt = PgGpuValueType(f->funcresulttype);
+				PgGpuDictFn dfn = PgGpuDictFunction(f->funcid);
+
+				if (dfn != PG_GPU_DICT_FN_NONE)
+					return compile_dict(c, f, dfn, type);
 
 				for (size_t i = 0; i < lengthof(cast_fns); i++)
 					if (cast_fns[i] == f->funcid && list_length(f->args) == 1)

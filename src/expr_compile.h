@@ -33,11 +33,13 @@ typedef struct PgGpuCompiler
  *   CHILD:  (kind, Integer index in custom_plans, Integer resno of the key in the
  *            child's output, Integer value type, Integer 1: keys must be unique,
  *            String for EXPLAIN)
+ *   DICT:   (kind, String name of a dictionary, dict.h)
  */
 typedef enum PgGpuSetKind
 {
 	PG_GPU_SET_ARRAY = 1,
-	PG_GPU_SET_CHILD
+	PG_GPU_SET_CHILD,
+	PG_GPU_SET_DICT
 } PgGpuSetKind;
 
 /* An equality clause answered by a key set of its other side (a join's keys). */

@@ -32,4 +32,14 @@
 					 errmsg("pg_gpu internal error: %s", pg_gpu_guard_msg_))); \
 	} while (0)
 
+/* The SQL-callable fn, a guarded call of fn_impl(fcinfo). */
+#define PG_GPU_SQL_FN(fn) \
+	extern "C" PGDLLEXPORT Datum \
+	fn(PG_FUNCTION_ARGS) \
+	{ \
+		Datum		result = (Datum) 0; \
+		PG_GPU_GUARD(result = fn##_impl(fcinfo)); \
+		return result; \
+	}
+
 #endif							/* PG_GPU_GUARD_H */

@@ -10,6 +10,7 @@ extern "C" {
 #include "storage/ipc.h"
 
 #include "pg_gpu.h"
+#include "dict.h"
 
 PG_MODULE_MAGIC;
 
@@ -48,4 +49,5 @@ _PG_init(void)
 	}
 	PgGpuAggPlannerInit();
 	PgGpuAggExecInit();
+	PgGpuDictInit();
 }
