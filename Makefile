@@ -45,7 +45,7 @@ PG_CXXFLAGS  = -std=gnu++17 -fvisibility=hidden -Wno-missing-field-initializers 
 ifdef WERROR
 PG_CXXFLAGS += -Werror
 endif
-EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o test/engine_test tmp/regress
+EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o test/engine_test bench/dict_bench tmp/regress
 
 # The GPU host has no clang: no LLVM bitcode.
 override with_llvm = no
@@ -72,6 +72,9 @@ $(SRC_CPP:.cpp=.o): $(wildcard src/*.h cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
 # CPU reference and the state arithmetic, and say the kernels were skipped.
 ifneq ($(NVCC),)
 test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
+	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+# the dictionary benchmark (bench/dict_bench.cu; GPU host)
+bench/dict_bench: bench/dict_bench.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
 	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
 test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB)

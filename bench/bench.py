@@ -88,11 +88,11 @@ BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuA
 
 
 def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,
-          warmup=True, explain=True):
+          warmup=True, explain=True, pre=""):
     """Median wall time (ms) of `query` over reps runs after one warm-up, in one
     session that has started the GPU engine already (warm=True); also returns where
     the plan ran and the EXPLAIN ANALYZE breakdown of one more run."""
-    script = (WARM if warm else "") + "".join(f"SET {s};\n" for s in settings)
+    script = (WARM if warm else "") + "".join(f"SET {s};\n" for s in settings) + pre
     script += "\\timing on\n" + f"{query};\n" * (reps + (1 if warmup else 0))
     if explain and not query.upper().startswith("EXPLAIN"):
         script += f"EXPLAIN (ANALYZE, COSTS OFF) {query};\n"
@@ -144,6 +144,8 @@ def main():
     ap.add_argument("--crossover", action="store_true",
                     help="gpu_* aggregates: final reduction on the CPU vs the GPU, N = 100 .. rows")
     ap.add_argument("--gpu-sessions", type=int, default=3)
+    ap.add_argument("--dict", action="store_true",
+                    help="dictionaries: the words looked up in a dictionary of the 1 M keys, hash and trie")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
 
@@ -268,6 +270,33 @@ def main():
                 cpu = float(ex.get("CPU Page Time", "0 ms").split()[0])
                 pr(f"| {chunk} | {ex.get('Page Access', '?')} | {ms:.1f} | {cpu:.1f} | "
                    f"{1000 * cpu / pages:.2f} | {ex.get('GPU Time', '?')} |")
+        pr()
+    if a.dict:
+        for tn in ("words", "keys"):
+            if psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() != "t":
+                psql(f"{DERIVED[tn]}; VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
+                     f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
+        q = "SELECT count(*) FROM words WHERE pg_gpu_dict_contains('k', w)"
+        par, _, _ = timed(["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"], Q["Q5"], 1,
+                          warm=False, explain=False)
+        pr("### Dictionary lookups in SQL: the 10 M words against a dictionary of the 1 M keys")
+        pr()
+        pr(f"`{q}`; PostgreSQL's best plan for the same answer (Q5, the semi-join, 8 workers): {par:.0f} ms.")
+        pr()
+        pr("| kind | create ms | pg_gpu ms | vs Q5 on PostgreSQL | GPU time | CPU page time | per-row on the CPU ms (pg_gpu off, serial) | plan |")
+        pr("|---|---|---|---|---|---|---|---|")
+        for kind in ("hash", "trie"):
+            pre = f"SELECT pg_gpu_dict_create('k', 'SELECT k FROM keys', '{kind}');\n"
+            create, _, _ = timed([], pre.strip().rstrip(";"), 1, warmup=False, explain=False)
+            cpu, _, _ = timed(["pg_gpu.enabled = off", "max_parallel_workers_per_gather = 0"], q, 1,
+                              warm=False, warmup=False, explain=False, pre=pre)
+            runs = []
+            for _ in range(a.gpu_sessions):
+                ms, where, ex = timed(["pg_gpu.enabled = on"] + gpu_set, q, a.reps, stat=lambda r: r, pre=pre)
+                runs += ms
+            gpu = statistics.median(runs)
+            pr(f"| {kind} | {create:.0f} | {gpu:.1f} (min {min(runs):.1f}) | {par / gpu:.1f}x | "
+               f"{ex.get('GPU Time', '?')} | {ex.get('CPU Page Time', '?')} | {cpu:.0f} | {where} |")
         pr()
     if a.sweep:
         pr("### Crossover sweep (Q1): PostgreSQL's best plan vs pg_gpu with default costs (fastest of the runs)")
