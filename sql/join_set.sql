@@ -58,6 +58,17 @@ RESET pg_gpu.slot_sort_memory;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w JOIN js_k ON w = k;
+-- NOT IN (SELECT ...): the subplan's keys; a correlated subplan stays on the CPU
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE js_k.i4 = js_w.i4);
+-- a subplan too big to hash in work_mem: the plain one, rescanned per row on the CPU
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF) SELECT count(*), sum(i4) FROM js_u WHERE k NOT IN (SELECT w FROM js_w WHERE w IS NOT NULL);
+SELECT count(*), sum(i4) FROM js_u WHERE k NOT IN (SELECT w FROM js_w WHERE w IS NOT NULL);
+SET pg_gpu.enabled = off;
+SELECT count(*), sum(i4) FROM js_u WHERE k NOT IN (SELECT w FROM js_w WHERE w IS NOT NULL);
+SET pg_gpu.enabled = on;
+RESET work_mem;
 EXPLAIN (COSTS OFF) SELECT i4 % 3, count(*) FROM js_w WHERE i4 IN (SELECT i4 FROM js_k WHERE i8 > 0) GROUP BY 1;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20);
 -- stays on the CPU: two join clauses, an outer join, a key from both sides,
@@ -69,8 +80,10 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE i4::float8 IN (SELECT i4::fl
 CREATE COLLATION js_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w COLLATE js_ci IN (SELECT k FROM js_k);
 SELECT count(*) FROM js_w WHERE upper(w) COLLATE js_ci IN (SELECT k FROM js_k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w COLLATE js_ci NOT IN (SELECT k FROM js_k);
 SET pg_gpu.enable_gpujoin = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
 RESET pg_gpu.enable_gpujoin;
 
 RESET pg_gpu.force;

@@ -745,8 +745,8 @@ run_on_gpu(GpuAggState *s)
 	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 
 	if (s->set_sources != NIL &&
-		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, &s->task, &s->sets, &reason, msg,
-						sizeof(msg)))
+		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, &s->task, &s->sets,
+						&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
 	s->agg = pg_gpu_agg_begin(&s->task, &err);
 	if (!s->agg)

@@ -193,9 +193,37 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno)
 	}
 }
 
+/* Milliseconds since t0. */
+static double
+ms_since(instr_time t0)
+{
+	instr_time	t;
+
+	INSTR_TIME_SET_CURRENT(t);
+	INSTR_TIME_SUBTRACT(t, t0);
+	return INSTR_TIME_GET_MILLISEC(t);
+}
+
+/* The initialised one of a SUBPLAN source's plans, or NULL. */
+static PlanState *
+subplan_state(EState *estate, List *ids)
+{
+	ListCell   *lc;
+
+	foreach(lc, ids)
+	{
+		int			id = intVal(lfirst(lc));
+
+		if (id >= 1 && id <= list_length(estate->es_subplanstates) &&
+			list_nth(estate->es_subplanstates, id - 1) != NULL)
+			return (PlanState *) list_nth(estate->es_subplanstates, id - 1);
+	}
+	return NULL;
+}
+
 bool
-PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *sets,
-			   PgGpuFallback *reason, char *msg, size_t msglen)
+PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
+			   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen)
 {
 	/*
 	 * The keys' buffers live in their own context (repalloc keeps them there);
@@ -213,6 +241,7 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 	INSTR_TIME_SET_CURRENT(t0);
 	PgGpuFreeSets(sets);
 	sets->nbuilt = 0;
+	sets->collect_ms = 0;
 	foreach(lc, sources)
 	{
 		List	   *src = (List *) lfirst(lc);
@@ -221,7 +250,9 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 		PgGpuKeyBuf		b;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
+		instr_time	t0c;
 
+		INSTR_TIME_SET_CURRENT(t0c);
 		if (kind == PG_GPU_SET_DICT)
 		{
 			/* a dictionary: built already, pinned while this task probes it */
@@ -246,6 +277,24 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 							limit, cxt);
 			collect_array(&b, arr);
 		}
+		else if (kind == PG_GPU_SET_SUBPLAN)
+		{
+			PlanState  *sub = subplan_state(estate, (List *) lsecond(src));
+
+			if (sub == NULL)
+			{
+				*reason = PG_GPU_FB_UNSUPPORTED;
+				strlcpy(msg, "the subquery's plan was not initialised", msglen);
+				ok = false;
+				break;
+			}
+			/* from the start: PostgreSQL's own use of it rescans too */
+			ExecReScan(sub);
+			PgGpuKeyBufInit(&b, intVal(lthird(src)), sub->plan->plan_rows, sub->plan->plan_width,
+							limit, cxt);
+			collect_child(&b, sub, 1);
+			sets->collect_ms += ms_since(t0c);
+		}
 		else
 		{
 			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
@@ -253,6 +302,7 @@ PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task, PgGpuSets *
 			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
 							child->plan->plan_width, limit, cxt);
 			collect_child(&b, child, intVal(lthird(src)));
+			sets->collect_ms += ms_since(t0c);
 			unique = intVal(list_nth(src, 4)) != 0;
 		}
 		if (b.full)
@@ -330,6 +380,20 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		initStringInfo(&buf);
 		if (intVal(linitial(src)) == PG_GPU_SET_ARRAY)
 			appendStringInfoString(&buf, "IN list");
+		else if (intVal(linitial(src)) == PG_GPU_SET_SUBPLAN)
+		{
+			/* the alternative setrefs kept (the others are NULL) */
+			ListCell   *lc2;
+			int			id = intVal(linitial((List *) lsecond(src)));
+
+			foreach(lc2, (List *) lsecond(src))
+				if (list_nth(es->pstmt->subplans, intVal(lfirst(lc2)) - 1) != NULL)
+				{
+					id = intVal(lfirst(lc2));
+					break;
+				}
+			appendStringInfo(&buf, "IN (SubPlan %d)", id);
+		}
 		else if (intVal(linitial(src)) == PG_GPU_SET_DICT)
 			appendStringInfo(&buf, "dictionary %s", quote_identifier(strVal(lsecond(src))));
 		else
@@ -341,5 +405,8 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		i++;
 	}
 	if (analyze && sets->nbuilt > 0)
+	{
 		ExplainPropertyFloat("Key Set Build Time", "ms", sets->build_ms, 3, es);
+		ExplainPropertyFloat("Key Set Collect Time", "ms", sets->collect_ms, 3, es);
+	}
 }

@@ -45,14 +45,16 @@ typedef struct PgGpuSets
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
 	int64		distinct[PG_GPU_MAX_SETS];
 	double		build_ms;		/* collecting the keys and building the sets */
+	double		collect_ms;		/* ... of which running the sources, collecting */
 } PgGpuSets;
 
 /*
  * Build every set the sources (expr_compile.h) describe and point task->sets at
- * them.  children: the node's child plan states (CHILD sources index them).
+ * them.  children: the node's child plan states (CHILD sources index them);
+ * estate: the query's (SUBPLAN sources run its subplans).
  * False with *reason and msg set when the GPU cannot run the task.
  */
-bool		PgGpuBuildSets(List *sources, List *children, pg_gpu_agg_task *task,
+bool		PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
 						   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen);
 
 /* Release the sets (after the engine that probes them); safe to repeat. */

@@ -564,6 +564,59 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 				PG_GPU_TEXT, set, 0, 0);
 }
 
+/*
+ * x IN (SELECT k ...), uncorrelated: a probe of the set of the subquery's keys,
+ * with IN's three-valued answer (NOT IN is the NOT of it).  e is the SubPlan, or
+ * an AlternativeSubPlan whose choice setrefs makes later: every alternative's
+ * plan_id is kept, and the executor runs the one it initialised.
+ */
+static bool
+compile_subplan(PgGpuCompiler *c, Node *e, int *type)
+{
+	List	   *alts = IsA(e, AlternativeSubPlan) ? ((AlternativeSubPlan *) e)->subplans : list_make1(e);
+	SubPlan    *sp = (SubPlan *) linitial(alts);
+	List	   *ids = NIL;
+	OpExpr	   *op;
+	Node	   *right;
+	Param	   *p;
+	ListCell   *lc;
+	int			keytype,
+				valtype,
+				set,
+				t;
+
+	if (!pg_gpu_enable_gpujoin ||
+		sp->subLinkType != ANY_SUBLINK || sp->parParam != NIL || sp->args != NIL ||
+		list_length(sp->paramIds) != 1 || sp->testexpr == NULL || !IsA(sp->testexpr, OpExpr))
+		return false;
+	op = (OpExpr *) sp->testexpr;
+	if (list_length(op->args) != 2)
+		return false;
+	right = (Node *) lsecond(op->args);
+	while (IsA(right, RelabelType))
+		right = (Node *) ((RelabelType *) right)->arg;
+	if (!IsA(right, Param))
+		return false;
+	p = (Param *) right;
+	if (p->paramkind != PARAM_EXEC || p->paramid != linitial_int(sp->paramIds) ||
+		(valtype = PgGpuValueType(p->paramtype)) == 0 ||
+		(keytype = PgGpuSetKeyType(op->opno, exprType((Node *) linitial(op->args)),
+								   exprType((Node *) lsecond(op->args)), op->inputcollid)) == 0)
+		return false;
+	foreach(lc, alts)
+	{
+		if (!IsA(lfirst(lc), SubPlan))
+			return false;
+		ids = lappend(ids, makeInteger(((SubPlan *) lfirst(lc))->plan_id));
+	}
+	set = PgGpuAddSet(c, PgGpuSetType(keytype),
+					  list_make3(makeInteger(PG_GPU_SET_SUBPLAN), ids, makeInteger(valtype)));
+	if (set < 0 || !compile(c, (Expr *) linitial(op->args), &t))
+		return false;
+	*type = PG_GPU_BOOL;
+	return emit(c, PG_GPU_OP_IN_SET, keytype, set, 0, 0);
+}
+
 static bool
 compile(PgGpuCompiler *c, Expr *e, int *type)
 {
@@ -690,6 +743,9 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			}
 		case T_ScalarArrayOpExpr:
 			return compile_in(c, (ScalarArrayOpExpr *) e, type);
+		case T_SubPlan:
+		case T_AlternativeSubPlan:
+			return compile_subplan(c, (Node *) e, type);
 		default:
 			return false;
 	}

@@ -34,12 +34,16 @@ typedef struct PgGpuCompiler
  *            child's output, Integer value type, Integer 1: keys must be unique,
  *            String for EXPLAIN)
  *   DICT:   (kind, String name of a dictionary, dict.h)
+ *   SUBPLAN: (kind, List of Integer plan_ids: an uncorrelated x [NOT] IN
+ *            (SELECT ...) subplan, or the alternatives of which the executor
+ *            initialised one; Integer value type)
  */
 typedef enum PgGpuSetKind
 {
 	PG_GPU_SET_ARRAY = 1,
 	PG_GPU_SET_CHILD,
-	PG_GPU_SET_DICT
+	PG_GPU_SET_DICT,
+	PG_GPU_SET_SUBPLAN
 } PgGpuSetKind;
 
 /* An equality clause answered by a key set of its other side (a join's keys). */

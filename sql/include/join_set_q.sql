@@ -35,6 +35,18 @@ SELECT count(*) FROM js_w_empty JOIN js_k ON w = k;
 -- a compressed probe value
 SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);
 SELECT count(*) FROM js_w WHERE w IN (SELECT w FROM js_toast);
+-- x [NOT] IN (SELECT ...) left as a subplan: its keys, with IN's NULL rules
+SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_u);
+SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_empty);
+SELECT count(*), sum(id) FROM js_w WHERE i4 NOT IN (SELECT i4 FROM js_u);
+SELECT count(*), sum(id) FROM js_w WHERE i8 NOT IN (SELECT i4 FROM js_k WHERE i4 IS NOT NULL);
+SELECT count(*), sum(id) FROM js_w WHERE c NOT IN (SELECT c FROM js_k WHERE c IS NOT NULL);
+SELECT count(*), sum(id) FROM js_w WHERE d NOT IN (SELECT d FROM js_k WHERE d IS NOT NULL);
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k) OR id < 100;
+SELECT count(*), sum(id) FROM js_w WHERE (w IN (SELECT k FROM js_k)) IS NULL;
+SELECT count(*), sum(id) FROM js_w WHERE v NOT IN (SELECT v FROM js_k WHERE v IS NOT NULL) AND w NOT IN (SELECT k FROM js_u);
+SELECT count(*), sum(id) FROM js_w_empty WHERE w NOT IN (SELECT k FROM js_k);
 -- long IN lists and = ANY / <> ALL over arrays: a key set with IN's NULL rules
 SELECT count(*), sum(id) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,4999);
 SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL);
