@@ -70,7 +70,7 @@ main(int argc, char **argv)
 		if (!strcmp(argv[i], "--queries"))
 			nq = strtoull(argv[i + 1], nullptr, 10);
 		else if (!strcmp(argv[i], "--reps"))
-			reps = atoi(argv[i + 1]);
+			reps = std::max(1, atoi(argv[i + 1]));
 		else if (!strcmp(argv[i], "--keys"))
 		{
 			nkeys.clear();

@@ -299,6 +299,12 @@ pg_gpu_dict_build(int kind, uint64_t n, const char *data, const uint64_t *off, i
 		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a dictionary");
 		return nullptr;
 	}
+	catch (...)
+	{
+		pg_gpu_dict_free(d);
+		host_error(err, PG_GPU_INVALID_TASK, "building a dictionary failed");
+		return nullptr;
+	}
 	d->info.build_ms = ms_since(t0);
 	if (device && dict_to_device(d, err) != PG_GPU_OK)
 	{

@@ -321,8 +321,10 @@ engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data, co
 	{
 		cudaEventRecord(e0);
 		dict_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
-		cudaEventRecord(e1);
-		if ((st = cuda_status(err, cudaEventSynchronize(e1), "dict_probe_kernel")) == PG_GPU_OK)
+		if ((st = cuda_status(err, cudaGetLastError(), "dict_probe_kernel")) == PG_GPU_OK)
+			cudaEventRecord(e1);
+		if (st == PG_GPU_OK &&
+			(st = cuda_status(err, cudaEventSynchronize(e1), "dict_probe_kernel")) == PG_GPU_OK)
 		{
 			cudaEventElapsedTime(&ms, e0, e1);
 			*kernel_ms = ms;

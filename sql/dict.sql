@@ -82,6 +82,9 @@ SELECT pg_gpu_dict_lookup(NULL, 'a');
 SELECT pg_gpu_dict_contains('dh', NULL), pg_gpu_dict_lookup('dt', NULL);
 SELECT pg_gpu_dict_drop('nope');
 SELECT pg_gpu_dict_drop(NULL);
+SET pg_gpu.force = on;
+SELECT count(*) FROM dict_p WHERE pg_gpu_dict_contains(repeat('d', 70), w);
+RESET pg_gpu.force;
 SELECT count(*) FROM pg_gpu_dict_list() WHERE name = 'bad';
 
 -- drop; dictionaries belong to their session

@@ -28,6 +28,8 @@ extern "C" {
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/spi.h"
@@ -38,6 +40,7 @@ extern "C" {
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "pg_gpu.h"
@@ -297,6 +300,10 @@ pg_gpu_dict_create_impl(FunctionCallInfo fcinfo)
 	}
 	SPI_cursor_close(portal);
 	SPI_finish();
+	if (b.full)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory collecting the keys of dictionary \"%s\"", name)));
 
 	qcopy = MemoryContextStrdup(TopMemoryContext, query);
 	d = pg_gpu_dict_build(kind, (uint64) b.n, b.data, b.off, 0, &err);
@@ -310,11 +317,16 @@ pg_gpu_dict_create_impl(FunctionCallInfo fcinfo)
 				 errmsg("cannot build dictionary \"%s\": %s", name, err.message)));
 	}
 	e = (DictEntry *) hash_search(dict_table(), name, HASH_ENTER_NULL, &found);
-	if (e == NULL)
+	if (e == NULL || found)
 	{
+		/* out of memory, or the query itself created the name */
 		pg_gpu_dict_free(d);
 		pfree(qcopy);
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+		if (e == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("dictionary \"%s\" already exists", name)));
 	}
 	e->dict = d;
 	e->query = qcopy;
@@ -422,23 +434,42 @@ pg_gpu_dict_list_impl(FunctionCallInfo fcinfo)
 PgGpuDictFn
 PgGpuDictFunction(Oid funcid)
 {
-	char	   *name;
-	FmgrInfo	fi;
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Datum		d;
+	bool		isnull;
+	char	   *src = NULL,
+			   *bin = NULL;
+	const char *base;
 	PgGpuDictFn fn = PG_GPU_DICT_FN_NONE;
 
-	if (funcid < FirstNormalObjectId || (name = get_func_name(funcid)) == NULL)
-		return PG_GPU_DICT_FN_NONE;
-	if (strcmp(name, "pg_gpu_dict_contains") == 0)
-		fn = PG_GPU_DICT_FN_CONTAINS;
-	else if (strcmp(name, "pg_gpu_dict_lookup") == 0)
-		fn = PG_GPU_DICT_FN_LOOKUP;
-	pfree(name);
-	if (fn == PG_GPU_DICT_FN_NONE)
+	if (funcid < FirstNormalObjectId)
 		return fn;
-	/* ours, not a namesake: the same C function */
-	fmgr_info(funcid, &fi);
-	if (fi.fn_addr != (fn == PG_GPU_DICT_FN_CONTAINS ? pg_gpu_dict_contains : pg_gpu_dict_lookup))
-		fn = PG_GPU_DICT_FN_NONE;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return fn;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	/* ours, not a namesake: this library's C symbol, (text, text) */
+	if (proc->prolang == ClanguageId && proc->pronargs == 2 &&
+		proc->proargtypes.values[0] == TEXTOID && proc->proargtypes.values[1] == TEXTOID)
+	{
+		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		if (!isnull)
+			src = TextDatumGetCString(d);
+		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+		if (!isnull)
+			bin = TextDatumGetCString(d);
+		base = bin ? strrchr(bin, '/') : NULL;
+		base = base ? base + 1 : bin;
+		if (src && base && (strcmp(base, "pg_gpu") == 0 || strcmp(base, "pg_gpu.so") == 0))
+		{
+			if (strcmp(src, "pg_gpu_dict_contains") == 0)
+				fn = PG_GPU_DICT_FN_CONTAINS;
+			else if (strcmp(src, "pg_gpu_dict_lookup") == 0)
+				fn = PG_GPU_DICT_FN_LOOKUP;
+		}
+	}
+	ReleaseSysCache(tup);
 	return fn;
 }
 
@@ -446,11 +477,17 @@ bool
 PgGpuDictPin(const char *name, bool emulate, pg_gpu_set_ref *ref, int64 *keys, int64 *distinct,
 			 PgGpuFallback *reason, char *msg, size_t msglen)
 {
-	DictEntry  *e = find_dict(name);
+	DictEntry  *e = (DictEntry *) hash_search(dict_table(), name, HASH_FIND, NULL);
 	pg_gpu_dict_info info;
 	pg_gpu_error err;
 
-	e->pins++;
+	if (e == NULL)
+	{
+		/* PostgreSQL's plan raises the error, if it calls the function at all */
+		*reason = PG_GPU_FB_UNSUPPORTED;
+		snprintf(msg, msglen, "dictionary \"%s\" does not exist", name);
+		return false;
+	}
 	pg_gpu_dict_get_info(e->dict, &info);
 	*keys = (int64) info.keys;
 	*distinct = (int64) info.distinct;
@@ -460,6 +497,7 @@ PgGpuDictPin(const char *name, bool emulate, pg_gpu_set_ref *ref, int64 *keys, i
 		snprintf(msg, msglen, "dictionary \"%s\" cannot go to the GPU: %s", name, err.message);
 		return false;
 	}
+	e->pins++;
 	return true;
 }
 

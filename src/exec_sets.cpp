@@ -204,23 +204,6 @@ ms_since(instr_time t0)
 	return INSTR_TIME_GET_MILLISEC(t);
 }
 
-/* The initialised one of a SUBPLAN source's plans, or NULL. */
-static PlanState *
-subplan_state(EState *estate, List *ids)
-{
-	ListCell   *lc;
-
-	foreach(lc, ids)
-	{
-		int			id = intVal(lfirst(lc));
-
-		if (id >= 1 && id <= list_length(estate->es_subplanstates) &&
-			list_nth(estate->es_subplanstates, id - 1) != NULL)
-			return (PlanState *) list_nth(estate->es_subplanstates, id - 1);
-	}
-	return NULL;
-}
-
 bool
 PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
 			   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen)
@@ -256,14 +239,14 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		if (kind == PG_GPU_SET_DICT)
 		{
 			/* a dictionary: built already, pinned while this task probes it */
-			sets->dict[i] = strVal(lsecond(src));
 			sets->n = i + 1;
-			if (!PgGpuDictPin(sets->dict[i], task->emulate, ref, &sets->keys[i],
+			if (!PgGpuDictPin(strVal(lsecond(src)), task->emulate, ref, &sets->keys[i],
 							  &sets->distinct[i], reason, msg, msglen))
 			{
 				ok = false;
 				break;
 			}
+			strlcpy(sets->dict[i], strVal(lsecond(src)), NAMEDATALEN);
 			sets->nbuilt = i + 1;
 			i++;
 			continue;
@@ -279,20 +262,21 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		}
 		else if (kind == PG_GPU_SET_SUBPLAN)
 		{
-			PlanState  *sub = subplan_state(estate, (List *) lsecond(src));
+			PlanState  *sub = (PlanState *) list_nth(estate->es_subplanstates,
+													 intVal(lsecond(src)) - 1);
+			Bitmapset  *changed = bms_copy(sub->chgParam);
 
-			if (sub == NULL)
-			{
-				*reason = PG_GPU_FB_UNSUPPORTED;
-				strlcpy(msg, "the subquery's plan was not initialised", msglen);
-				ok = false;
-				break;
-			}
-			/* from the start: PostgreSQL's own use of it rescans too */
+			/*
+			 * From the start (PostgreSQL's own use of it rescans too), keeping the
+			 * parameters changed since its last run marked as changed: should we
+			 * fall back, PostgreSQL must not take a hash table it built before
+			 * for still valid.
+			 */
 			ExecReScan(sub);
 			PgGpuKeyBufInit(&b, intVal(lthird(src)), sub->plan->plan_rows, sub->plan->plan_width,
 							limit, cxt);
 			collect_child(&b, sub, 1);
+			sub->chgParam = bms_join(sub->chgParam, changed);
 			sets->collect_ms += ms_since(t0c);
 		}
 		else
@@ -355,13 +339,12 @@ PgGpuFreeSets(PgGpuSets *sets)
 	for (int i = 0; i < sets->n; i++)
 	{
 		pg_gpu_keyset *ks = sets->ks[i];
-		const char *dict = sets->dict[i];
 
 		sets->ks[i] = NULL;
-		sets->dict[i] = NULL;
 		pg_gpu_keyset_free(ks);
-		if (dict)
-			PgGpuDictUnpin(dict);
+		if (sets->dict[i][0] != '\0')
+			PgGpuDictUnpin(sets->dict[i]);
+		sets->dict[i][0] = '\0';
 	}
 	sets->n = 0;
 }
@@ -381,19 +364,7 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		if (intVal(linitial(src)) == PG_GPU_SET_ARRAY)
 			appendStringInfoString(&buf, "IN list");
 		else if (intVal(linitial(src)) == PG_GPU_SET_SUBPLAN)
-		{
-			/* the alternative setrefs kept (the others are NULL) */
-			ListCell   *lc2;
-			int			id = intVal(linitial((List *) lsecond(src)));
-
-			foreach(lc2, (List *) lsecond(src))
-				if (list_nth(es->pstmt->subplans, intVal(lfirst(lc2)) - 1) != NULL)
-				{
-					id = intVal(lfirst(lc2));
-					break;
-				}
-			appendStringInfo(&buf, "IN (SubPlan %d)", id);
-		}
+			appendStringInfo(&buf, "IN (SubPlan %d)", intVal(lsecond(src)));
 		else if (intVal(linitial(src)) == PG_GPU_SET_DICT)
 			appendStringInfo(&buf, "dictionary %s", quote_identifier(strVal(lsecond(src))));
 		else

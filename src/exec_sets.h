@@ -41,7 +41,8 @@ typedef struct PgGpuSets
 	int			n;
 	int			nbuilt;			/* sets whose counts below are filled */
 	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
-	const char *dict[PG_GPU_MAX_SETS];	/* a dictionary's name: pinned */
+	char		dict[PG_GPU_MAX_SETS][NAMEDATALEN];	/* a dictionary's name, pinned
+													 * ("" for other sets) */
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
 	int64		distinct[PG_GPU_MAX_SETS];
 	double		build_ms;		/* collecting the keys and building the sets */

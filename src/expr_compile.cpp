@@ -545,6 +545,10 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 	if (list_length(f->args) != 2 || !IsA(nm, Const) || nm->constisnull)
 		return false;
 	name = TextDatumGetCString(nm->constvalue);
+	/* a name the functions would reject: PostgreSQL raises their error */
+	if (name[0] == '\0' || strlen(name) >= NAMEDATALEN ||
+		strlen(name) != VARSIZE_ANY_EXHDR(DatumGetPointer(nm->constvalue)))
+		return false;
 	foreach(lc, c->set_sources)
 	{
 		List	   *src = (List *) lfirst(lc);
@@ -565,21 +569,17 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 }
 
 /*
- * x IN (SELECT k ...), uncorrelated: a probe of the set of the subquery's keys,
- * with IN's three-valued answer (NOT IN is the NOT of it).  e is the SubPlan, or
- * an AlternativeSubPlan whose choice setrefs makes later: every alternative's
- * plan_id is kept, and the executor runs the one it initialised.
+ * x IN (SELECT k ...) left as an uncorrelated SubPlan (PostgreSQL's hashed or
+ * plain subplan, e.g. under NOT): a probe of the set of the subquery's keys, with
+ * IN's three-valued answer.  (An AlternativeSubPlan, which setrefs resolves later,
+ * only arises for EXISTS, whose answer is not a key set's: left to PostgreSQL.)
  */
 static bool
-compile_subplan(PgGpuCompiler *c, Node *e, int *type)
+compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 {
-	List	   *alts = IsA(e, AlternativeSubPlan) ? ((AlternativeSubPlan *) e)->subplans : list_make1(e);
-	SubPlan    *sp = (SubPlan *) linitial(alts);
-	List	   *ids = NIL;
 	OpExpr	   *op;
 	Node	   *right;
 	Param	   *p;
-	ListCell   *lc;
 	int			keytype,
 				valtype,
 				set,
@@ -603,14 +603,9 @@ compile_subplan(PgGpuCompiler *c, Node *e, int *type)
 		(keytype = PgGpuSetKeyType(op->opno, exprType((Node *) linitial(op->args)),
 								   exprType((Node *) lsecond(op->args)), op->inputcollid)) == 0)
 		return false;
-	foreach(lc, alts)
-	{
-		if (!IsA(lfirst(lc), SubPlan))
-			return false;
-		ids = lappend(ids, makeInteger(((SubPlan *) lfirst(lc))->plan_id));
-	}
 	set = PgGpuAddSet(c, PgGpuSetType(keytype),
-					  list_make3(makeInteger(PG_GPU_SET_SUBPLAN), ids, makeInteger(valtype)));
+					  list_make3(makeInteger(PG_GPU_SET_SUBPLAN), makeInteger(sp->plan_id),
+								 makeInteger(valtype)));
 	if (set < 0 || !compile(c, (Expr *) linitial(op->args), &t))
 		return false;
 	*type = PG_GPU_BOOL;
@@ -744,8 +739,7 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 		case T_ScalarArrayOpExpr:
 			return compile_in(c, (ScalarArrayOpExpr *) e, type);
 		case T_SubPlan:
-		case T_AlternativeSubPlan:
-			return compile_subplan(c, (Node *) e, type);
+			return compile_subplan(c, (SubPlan *) e, type);
 		default:
 			return false;
 	}

@@ -34,9 +34,8 @@ typedef struct PgGpuCompiler
  *            child's output, Integer value type, Integer 1: keys must be unique,
  *            String for EXPLAIN)
  *   DICT:   (kind, String name of a dictionary, dict.h)
- *   SUBPLAN: (kind, List of Integer plan_ids: an uncorrelated x [NOT] IN
- *            (SELECT ...) subplan, or the alternatives of which the executor
- *            initialised one; Integer value type)
+ *   SUBPLAN: (kind, Integer plan_id of an uncorrelated x IN (SELECT ...)
+ *            subplan, Integer value type)
  */
 typedef enum PgGpuSetKind
 {
