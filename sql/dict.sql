@@ -31,7 +31,8 @@ SELECT pg_gpu_dict_create('dt', 'SELECT k FROM dict_k ORDER BY id', 'trie');
 SELECT pg_gpu_dict_create('dc', 'SELECT c FROM dict_c', 'trie');
 SELECT pg_gpu_dict_create('de', 'SELECT k FROM dict_k WHERE false');
 SELECT pg_gpu_dict_create('det', 'SELECT k FROM dict_k WHERE false', 'trie');
-SELECT pg_gpu_dict_create('d1', 'SELECT ''only''::varchar', 'trie');
+CREATE DOMAIN dict_word AS varchar(20) CHECK (VALUE <> 'x');
+SELECT pg_gpu_dict_create('d1', 'SELECT ''only''::dict_word', 'trie');
 SELECT name, kind, keys, distinct_keys, trie_nodes IS NOT NULL AS trie, host_bytes > 0 AS bytes, query
   FROM pg_gpu_dict_list() ORDER BY name;
 

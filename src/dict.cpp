@@ -267,7 +267,7 @@ pg_gpu_dict_create_impl(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("dictionary query must return a single text column"),
 				 errdetail("It returns %d columns.", portal->tupDesc->natts)));
-	coltype = TupleDescAttr(portal->tupDesc, 0)->atttypid;
+	coltype = getBaseType(TupleDescAttr(portal->tupDesc, 0)->atttypid);
 	if (coltype != TEXTOID && coltype != VARCHAROID && coltype != BPCHAROID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
