@@ -58,6 +58,10 @@ RESET pg_gpu.slot_sort_memory;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w JOIN js_k ON w = k;
+-- rows in order: GpuSort over the probe table; an inner join (rows repeat per
+-- equal key): the slot path sorts PostgreSQL's join
+EXPLAIN (COSTS OFF) SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id;
+EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id;
 -- NOT IN (SELECT ...): the subplan's keys; a correlated subplan stays on the CPU
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE js_k.i4 = js_w.i4);

@@ -880,6 +880,9 @@ PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return plan;
 }
 
+static bool gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
+							  RelOptInfo *output_rel, PathTarget *target, PgGpuSetJoin *sj);
+
 /*
  * ORDER BY over one table: GpuSort scans it like GpuAgg (WHERE on the GPU), sorts
  * on the GPU and emits the table's tuples in order; PostgreSQL's own Sort over the
@@ -889,12 +892,7 @@ static void
 GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel)
 {
 	Query	   *parse = root->parse;
-	RangeTblEntry *rte;
-	pg_gpu_agg_task *task;
-	PgGpuCompiler comp;
-	List	   *quals;
 	PathTarget *target;
-	ListCell   *lc;
 
 	if (!pg_gpu_enabled || !pg_gpu_enable_gpusort || output_rel->pathlist == NIL)
 		return;
@@ -906,34 +904,73 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 		parse->hasTargetSRFs || parse->distinctClause || parse->rowMarks ||
 		parse->sortClause == NIL || root->sort_pathkeys == NIL || !PgGpuLayoutOk())
 		return;
-	/* a join, a subquery, a partitioned table...: the slot path */
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		planner_rt_fetch(input_rel->relid, root)->inh)
-	{
+
+	/*
+	 * A semi- or anti-join of one table with the rest on one equality, whose
+	 * output and order are the table's own: GpuSort scans that table, probing a
+	 * key set of the rest (each row once, as the join emits it).  An inner join,
+	 * which repeats rows per equal key, any other join, a subquery, a partitioned
+	 * table...: the slot path.
+	 */
+	RelOptInfo *scan_rel = input_rel;
+	PgGpuSetJoin sj;
+
+	memset(&sj, 0, sizeof(sj));
+	if (input_rel->reloptkind == RELOPT_JOINREL && pg_gpu_enable_gpujoin &&
+		PgGpuFindSetJoin(root, input_rel, &sj) && sj.jointype != JOIN_INNER &&
+		bms_is_subset(pull_varnos(root, (Node *) target->exprs), sj.probe->relids))
+		scan_rel = sj.probe;
+	else
+		memset(&sj, 0, sizeof(sj));
+	if (scan_rel->reloptkind != RELOPT_BASEREL || scan_rel->rtekind != RTE_RELATION ||
+		planner_rt_fetch(scan_rel->relid, root)->inh ||
+		!gpusort_heap_path(root, input_rel, scan_rel, output_rel, target, &sj))
 		gpusort_slot_path(root, input_rel, output_rel, target);
-		return;
-	}
-	if ((rte = plain_table(root, input_rel)) == NULL)
-		return;
+}
+
+/*
+ * GpuSort over scan_rel's pages (input_rel itself, or the probe side of the set
+ * join sj).  False when a set join cannot run this way (the slot path may take
+ * the join); a single table that cannot is left to PostgreSQL (true).
+ */
+static bool
+gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
+				  RelOptInfo *output_rel, PathTarget *target, PgGpuSetJoin *sj)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	List	   *quals,
+			   *join_quals = NIL;
+	Integer    *unique = NULL;
+	int			join_set = -1;
+	ListCell   *lc;
+
+	if ((rte = plain_table(root, scan_rel)) == NULL)
+		return sj->probe == NULL;
 
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
-	PgGpuCompilerInit(&comp, task, input_rel->relid);
-	quals = ordered_quals(root, input_rel->baserestrictinfo);
-	if (!PgGpuCompileQuals(&comp, quals, &task->filter))
-		return;
+	PgGpuCompilerInit(&comp, task, scan_rel->relid);
+	quals = ordered_quals(root, scan_rel->baserestrictinfo);
+	if (sj->probe &&
+		(join_quals = join_set_test(&comp, sj, rte->relid, &unique, &join_set)) == NIL)
+		return false;
+	if (!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter))
+		return sj->probe == NULL;
 	foreach(lc, parse->sortClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 
 		if (!sort_key(&comp, task, sgc, (Expr *) get_sortgroupclause_expr(sgc, parse->targetList)))
-			return;
+			return sj->probe == NULL;
 	}
 	if (!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task))
-		return;
+		return sj->probe == NULL;
 	task->sort = 1;
 	task->sort_limit = sort_limit(root);
 
-	/* the fallback: PostgreSQL's sort of the cheapest scan, with the query's output */
+	/* the fallback: PostgreSQL's sort of the cheapest plan, with the query's output */
 	Path	   *cpu = (Path *) create_sort_path(root, output_rel, input_rel->cheapest_total_path,
 												root->sort_pathkeys, root->limit_tuples);
 
@@ -949,17 +986,21 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	cpath->path.rows = rows;
 	cpath->path.pathkeys = root->sort_pathkeys;
 	/* extraction and sort of every row; then every row comes back to the executor */
-	cpath->path.startup_cost = gpu_scan_cost(input_rel, 2.0);
+	cpath->path.startup_cost = gpu_scan_cost(scan_rel, 2.0) +
+		(sj->probe ? set_build_cost(sj->build_path) : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu);
+	if (sj->probe)
+		cpath->custom_paths = lappend(cpath->custom_paths, sj->build_path);
 	cpath->custom_private = list_make5(NIL, NIL, NIL, task_const(task),
-									   filter_text(quals, rte->relid, input_rel->relid));
+									   filter_text(quals, rte->relid, scan_rel->relid));
 	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
 	cpath->custom_private = lappend(cpath->custom_private, comp.set_sources);
-	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) input_rel->relid));
+	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) scan_rel->relid));
 	cpath->methods = &gpusort_path_methods;
 	add_gpu_path(output_rel, &cpath->path);
+	return true;
 }
 
 static Plan *

@@ -47,6 +47,16 @@ SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k) OR id < 100;
 SELECT count(*), sum(id) FROM js_w WHERE (w IN (SELECT k FROM js_k)) IS NULL;
 SELECT count(*), sum(id) FROM js_w WHERE v NOT IN (SELECT v FROM js_k WHERE v IS NOT NULL) AND w NOT IN (SELECT k FROM js_u);
 SELECT count(*), sum(id) FROM js_w_empty WHERE w NOT IN (SELECT k FROM js_k);
+-- rows, not aggregates: ORDER BY over a semi- or anti-join whose output is one
+-- table's (GpuSort over that table, probing the key set); inner joins: the slot path
+SELECT id, i4, d FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id LIMIT 8;
+SELECT count(*), sum(id), max(id) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id OFFSET 5) s;
+SELECT id, i4 FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w) ORDER BY i4 DESC NULLS FIRST, id LIMIT 8;
+SELECT id, i4 FROM js_w WHERE i4 IN (SELECT i4 FROM js_u) AND id % 2 = 0 ORDER BY i4 DESC, id LIMIT 8;
+SELECT js_w.id, js_w.d FROM js_w JOIN js_u ON w = k ORDER BY js_w.d, js_w.id LIMIT 8;
+SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id LIMIT 5;
+SELECT id FROM js_w_empty WHERE w IN (SELECT k FROM js_k) ORDER BY id;
+SELECT id FROM js_w WHERE w IN (SELECT k FROM js_empty) ORDER BY id;
 -- long IN lists and = ANY / <> ALL over arrays: a key set with IN's NULL rules
 SELECT count(*), sum(id) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,4999);
 SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL);
