@@ -53,6 +53,9 @@ Q = {
     "Q5n": "SELECT count(*) FROM words WHERE NOT EXISTS (SELECT 1 FROM keys WHERE k = w)",
     # NOT IN over a subquery: PostgreSQL's hashed subplan; pg_gpu probes its keys
     "Q5x": "SELECT count(*) FROM words WHERE w NOT IN (SELECT k FROM keys)",
+    # rows, in order: the matching words sorted (timed in the executor)
+    "Q5r": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM words WHERE w IN (SELECT k FROM keys) "
+           "ORDER BY w COLLATE \"C\"",
 }
 # tables built from t when a query first needs them
 DERIVED = {
