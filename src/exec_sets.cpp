@@ -262,9 +262,20 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		}
 		else if (kind == PG_GPU_SET_SUBPLAN)
 		{
-			PlanState  *sub = (PlanState *) list_nth(estate->es_subplanstates,
-													 intVal(lsecond(src)) - 1);
-			Bitmapset  *changed = bms_copy(sub->chgParam);
+			int			id = intVal(lsecond(src));
+			PlanState  *sub = (id >= 1 && id <= list_length(estate->es_subplanstates))
+				? (PlanState *) list_nth(estate->es_subplanstates, id - 1) : NULL;
+			Bitmapset  *changed;
+
+			if (sub == NULL)
+			{
+				/* not initialised here (a parallel worker, say): PostgreSQL runs it */
+				*reason = PG_GPU_FB_UNSUPPORTED;
+				strlcpy(msg, "the subquery's plan is not available", msglen);
+				ok = false;
+				break;
+			}
+			changed = bms_copy(sub->chgParam);
 
 			/*
 			 * From the start (PostgreSQL's own use of it rescans too), keeping the
