@@ -24,7 +24,11 @@ INSERT INTO dict_p VALUES (30001, ''), (30002, 'app'), (30003, 'appl'), (30004, 
   (30005, 'äöü'), (30006, 'äö'), (30007, '日本語'), (30008, repeat('long', 400)),
   (30009, repeat('long', 400) || 'x'), (30010, 'ab'), (30011, 'ab '), (30012, '日本'),
   (30013, 'a'), (30014, 'ap');
-VACUUM ANALYZE dict_k, dict_c, dict_p;
+-- a compressed probe value (the same 60 kB key): the CPU re-runs the query
+CREATE TABLE dict_t (id int4, w text);
+INSERT INTO dict_t SELECT i, md5((i * 7)::text) FROM generate_series(1, 500) i;
+INSERT INTO dict_t VALUES (501, repeat('abc', 20000)), (502, repeat('abd', 20000));
+VACUUM ANALYZE dict_k, dict_c, dict_p, dict_t;
 
 SELECT pg_gpu_dict_create('dh', 'SELECT k FROM dict_k ORDER BY id');
 SELECT pg_gpu_dict_create('dt', 'SELECT k FROM dict_k ORDER BY id', 'trie');

@@ -13,3 +13,4 @@ SELECT count(*) FROM dict_p WHERE pg_gpu_dict_contains('dc', w);
 SELECT id, left(w, 8), pg_gpu_dict_lookup('dt', w) FROM dict_p
   WHERE pg_gpu_dict_contains('dt', w) AND id > 29990 ORDER BY id;
 SELECT id FROM dict_p WHERE pg_gpu_dict_lookup('dt', w) BETWEEN 100 AND 103 ORDER BY w, id;
+SELECT count(*), sum(id), sum(pg_gpu_dict_lookup('dt', w)) FROM dict_t WHERE pg_gpu_dict_contains('dh', w);
