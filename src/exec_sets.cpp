@@ -230,7 +230,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		List	   *src = (List *) lfirst(lc);
 		int			kind = intVal(linitial(src));
 		bool		unique = false;
-		PgGpuKeyBuf		b;
+		PgGpuKeyBuf b;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
 		instr_time	t0c;
