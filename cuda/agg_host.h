@@ -57,8 +57,9 @@ pg_gpu_keyset *pg_gpu_keyset_to_device(const pg_gpu_keyset *host, pg_gpu_error *
 
 /*
  * The GPU half of the dictionaries (keyset.cu): a trie's arrays (trie_view's
- * order, bytes[i] each) copied to the device, the device address of its view,
- * and m host keys looked up in a set (device addresses) on the GPU.
+ * order, bytes[i] each) copied to the device, the device address of its view;
+ * and m host keys q looked up on the GPU in any set (device addresses: a key
+ * set or a dictionary), *kernel_ms the lookups alone.
  */
 struct engine_trie;
 
@@ -66,8 +67,7 @@ pg_gpu_status engine_trie_upload(const void *const *arrays, const uint64_t *byte
 								 engine_trie **dev, pg_gpu_error *err);
 uint64_t	engine_trie_view(const engine_trie *dev);
 void		engine_trie_free(engine_trie *dev);
-pg_gpu_status engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data,
-								const uint64_t *off, int64_t *out, double *kernel_ms,
-								pg_gpu_error *err);
+pg_gpu_status engine_set_probe(const pg_gpu_set_ref &set, const pg_gpu::cuda::keyset_keys &q,
+							   uint64_t m, int64_t *out, double *kernel_ms, pg_gpu_error *err);
 
 #endif							/* PG_GPU_AGG_HOST_H */

@@ -54,6 +54,7 @@ struct pg_gpu_dict
 	/* a trie: on the host, and on the GPU */
 	host_trie	trie;
 	engine_trie *dev_trie = nullptr;
+	pg_gpu_set_ref host_ref = {};	/* the host copy as a set (pg_gpu_dict_ref) */
 };
 
 static double
@@ -248,6 +249,21 @@ dict_to_device(pg_gpu_dict *d, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/* The structure as a set: the host copy, or the GPU's (d must be there). */
+static void
+dict_set_ref(const pg_gpu_dict *d, bool host, pg_gpu_set_ref *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->nonempty = 1;			/* an empty dictionary answers false, not NULL */
+	if (d->info.kind == PG_GPU_DICT_HASH)
+		pg_gpu_keyset_ref(host ? d->hash : d->dev_hash, out);
+	else
+	{
+		out->trie = host ? (uint64_t) (uintptr_t) &d->trie.view : engine_trie_view(d->dev_trie);
+		out->type = PG_GPU_TEXT;
+	}
+}
+
 extern "C" pg_gpu_dict *
 pg_gpu_dict_build(int kind, uint64_t n, const char *data, const uint64_t *off, int device,
 				  pg_gpu_error *err)
@@ -306,6 +322,7 @@ pg_gpu_dict_build(int kind, uint64_t n, const char *data, const uint64_t *off, i
 		return nullptr;
 	}
 	d->info.build_ms = ms_since(t0);
+	dict_set_ref(d, true, &d->host_ref);
 	if (device && dict_to_device(d, err) != PG_GPU_OK)
 	{
 		pg_gpu_dict_free(d);
@@ -317,17 +334,12 @@ pg_gpu_dict_build(int kind, uint64_t n, const char *data, const uint64_t *off, i
 extern "C" int64_t
 pg_gpu_dict_find(const pg_gpu_dict *d, const char *p, uint32_t len)
 {
-	if (d->info.kind == PG_GPU_DICT_TRIE)
-		return trie_find(d->trie.view, (const uint8_t *) p, len);
-
-	pg_gpu_set_ref ref = {};
 	pval		x;
 
-	pg_gpu_keyset_ref(d->hash, &ref);
 	x.bits = (uint64_t) (uintptr_t) p;
 	x.len = len;
 	x.null = false;
-	return set_find(ref, x, PG_GPU_TEXT);
+	return set_find(d->host_ref, x, PG_GPU_TEXT);
 }
 
 extern "C" pg_gpu_status
@@ -339,7 +351,9 @@ pg_gpu_dict_probe(pg_gpu_dict *d, uint64_t m, const char *data, const uint64_t *
 
 	if ((st = pg_gpu_dict_ref(d, 0, &ref, err)) != PG_GPU_OK)
 		return st;
-	return engine_dict_probe(ref, m, (const uint8_t *) data, off, out, kernel_ms, err);
+	keyset_keys q = {PG_GPU_TEXT, nullptr, (const uint8_t *) data, off};
+
+	return engine_set_probe(ref, q, m, out, kernel_ms, err);
 }
 
 extern "C" void
@@ -353,17 +367,14 @@ pg_gpu_dict_ref(pg_gpu_dict *d, int emulate, pg_gpu_set_ref *out, pg_gpu_error *
 {
 	pg_gpu_status st;
 
-	memset(out, 0, sizeof(*out));
-	out->nonempty = 1;			/* an empty dictionary answers false, not NULL */
-	if (!emulate && (st = dict_to_device(d, err)) != PG_GPU_OK)
-		return st;
-	if (d->info.kind == PG_GPU_DICT_HASH)
-		pg_gpu_keyset_ref(emulate ? d->hash : d->dev_hash, out);
-	else
+	if (emulate)
 	{
-		out->trie = emulate ? (uint64_t) (uintptr_t) &d->trie.view : engine_trie_view(d->dev_trie);
-		out->type = PG_GPU_TEXT;
+		*out = d->host_ref;
+		return PG_GPU_OK;
 	}
+	if ((st = dict_to_device(d, err)) != PG_GPU_OK)
+		return st;
+	dict_set_ref(d, false, out);
 	return PG_GPU_OK;
 }
 

@@ -173,8 +173,8 @@ engine_trie_free(engine_trie *)
 }
 
 pg_gpu_status
-engine_dict_probe(const pg_gpu_set_ref &, uint64_t, const uint8_t *, const uint64_t *, int64_t *,
-				  double *, pg_gpu_error *err)
+engine_set_probe(const pg_gpu_set_ref &, const pg_gpu::cuda::keyset_keys &, uint64_t, int64_t *,
+				 double *, pg_gpu_error *err)
 {
 	return not_compiled(err);
 }

@@ -413,14 +413,12 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 		return trie_find(*(const trie_view *) (uintptr_t) s.trie, p, n);
 
 	return set_probe(tab, s.mask, text_hash(p, n), [&](uint64_t i) {
-		const uint8_t *k = data + off[i];
+		pval		k;
 
-		if (text_len(k, (uint32_t) (off[i + 1] - off[i]), s.type) != n)
-			return false;
-		for (uint32_t b = 0; b < n; b++)
-			if (k[b] != p[b])
-				return false;
-		return true;
+		k.bits = (uint64_t) (uintptr_t) (data + off[i]);
+		k.len = (uint32_t) (off[i + 1] - off[i]);
+		k.null = false;
+		return text_cmp(x, k, t) == 0;
 	});
 }
 

@@ -62,15 +62,6 @@ keyset_count_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t 
 		atomicAdd(&mult[keyset_find(tab, mask, k, k, i)], 1ULL);
 }
 
-static __global__ void
-keyset_probe_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, keyset_keys q, uint64_t m,
-					int64_t *out)
-{
-	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
-		 j += (uint64_t) gridDim.x * blockDim.x)
-		out[j] = keyset_find(tab, mask, k, q, j);
-}
-
 /* Device copies of host keys (n of them) into *d; frees nothing on failure. */
 static pg_gpu_status
 keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals, uint8_t **data,
@@ -156,27 +147,12 @@ pg_gpu_status
 engine_keyset_probe(engine_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out,
 					pg_gpu_error *err)
 {
-	keyset_keys dq;
-	int64_t    *vals = nullptr,
-			   *d_out = nullptr;
-	uint8_t    *data = nullptr;
-	uint64_t   *off = nullptr;
-	pg_gpu_status st;
+	pg_gpu_set_ref set = {};
+	double		ms;
 
-	if (m == 0)
-		return PG_GPU_OK;
-	if ((st = keys_to_device(q, m, &dq, &vals, &data, &off, err)) == PG_GPU_OK &&
-		(st = device_alloc(m * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
-	{
-		keyset_probe_kernel<<<grid_blocks(m), 256>>>(ks->d_tab, ks->mask, ks->keys, dq, m, d_out);
-		st = cuda_status(err, cudaMemcpy(out, d_out, m * sizeof(int64_t), cudaMemcpyDeviceToHost),
-						 "keyset_probe_kernel");
-	}
-	device_free(vals);
-	device_free(data);
-	device_free(off);
-	device_free(d_out);
-	return st;
+	engine_keyset_ref(ks, &set);
+	set.type = ks->keys.type;
+	return engine_set_probe(set, q, m, out, &ms, err);
 }
 
 void
@@ -203,7 +179,7 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->mult = (uint64_t) (uintptr_t) ks->d_mult;
 }
 
-/* ---- dictionaries: a trie's arrays on the device, bulk lookups ------------- */
+/* ---- dictionaries: a trie's arrays on the device; bulk lookups in any set ---- */
 
 struct engine_trie
 {
@@ -277,28 +253,35 @@ engine_trie_free(engine_trie *dev)
 	delete dev;
 }
 
-/* One thread per query key (seed 003's query-parallel search). */
+/* One thread per probe key (seed 003's query-parallel search). */
 static __global__ void
-dict_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
+set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
 {
 	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
 		 j += (uint64_t) gridDim.x * blockDim.x)
 	{
 		pval		x;
 
-		x.bits = (uint64_t) (uintptr_t) (q.data + q.off[j]);
-		x.len = (uint32_t) (q.off[j + 1] - q.off[j]);
 		x.null = false;
-		out[j] = set_find(set, x, PG_GPU_TEXT);
+		if (q.type == PG_GPU_INT8)
+		{
+			x.bits = (uint64_t) q.vals[j];
+			x.len = 0;
+		}
+		else
+		{
+			x.bits = (uint64_t) (uintptr_t) (q.data + q.off[j]);
+			x.len = (uint32_t) (q.off[j + 1] - q.off[j]);
+		}
+		out[j] = set_find(set, x, q.type);
 	}
 }
 
 pg_gpu_status
-engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data, const uint64_t *off,
-				  int64_t *out, double *kernel_ms, pg_gpu_error *err)
+engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *out,
+				 double *kernel_ms, pg_gpu_error *err)
 {
-	keyset_keys h = {},
-				dq;
+	keyset_keys dq;
 	int64_t    *vals = nullptr,
 			   *d_out = nullptr;
 	uint8_t    *d_data = nullptr;
@@ -311,20 +294,17 @@ engine_dict_probe(const pg_gpu_set_ref &set, uint64_t m, const uint8_t *data, co
 	*kernel_ms = 0;
 	if (m == 0)
 		return PG_GPU_OK;
-	h.type = PG_GPU_TEXT;
-	h.data = data;
-	h.off = off;
-	if ((st = keys_to_device(h, m, &dq, &vals, &d_data, &d_off, err)) == PG_GPU_OK &&
+	if ((st = keys_to_device(q, m, &dq, &vals, &d_data, &d_off, err)) == PG_GPU_OK &&
 		(st = device_alloc(m * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK &&
 		(st = cuda_status(err, cudaEventCreate(&e0), "cudaEventCreate")) == PG_GPU_OK &&
 		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
 	{
 		cudaEventRecord(e0);
-		dict_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
-		if ((st = cuda_status(err, cudaGetLastError(), "dict_probe_kernel")) == PG_GPU_OK)
+		set_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
+		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			cudaEventRecord(e1);
 		if (st == PG_GPU_OK &&
-			(st = cuda_status(err, cudaEventSynchronize(e1), "dict_probe_kernel")) == PG_GPU_OK)
+			(st = cuda_status(err, cudaEventSynchronize(e1), "set_probe_kernel")) == PG_GPU_OK)
 		{
 			cudaEventElapsedTime(&ms, e0, e1);
 			*kernel_ms = ms;

@@ -47,17 +47,15 @@ keyset_equal(const keyset_keys &a, uint64_t i, const keyset_keys &b, uint64_t j)
 	if (a.type == PG_GPU_INT8)
 		return a.vals[i] == b.vals[j];
 
-	uint32_t	la = keyset_len(a, i),
-				lb = keyset_len(b, j);
-	const uint8_t *pa = a.data + a.off[i],
-			   *pb = b.data + b.off[j];
+	pval		x,
+				y;
 
-	if (la != lb)
-		return false;
-	for (uint32_t x = 0; x < la; x++)
-		if (pa[x] != pb[x])
-			return false;
-	return true;
+	x.bits = (uint64_t) (uintptr_t) (a.data + a.off[i]);
+	x.len = (uint32_t) (a.off[i + 1] - a.off[i]);
+	y.bits = (uint64_t) (uintptr_t) (b.data + b.off[j]);
+	y.len = (uint32_t) (b.off[j + 1] - b.off[j]);
+	x.null = y.null = false;
+	return text_cmp(x, y, a.type) == 0;
 }
 
 PG_GPU_HD uint64_t
