@@ -361,6 +361,158 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 /* ---- ORDER BY ------------------------------------------------------------ */
 
 /* Where the sort kernels put rows: per sort word arrays, row references. */
+/* ---- collect: the keys of passing rows, for a key set ------------------- */
+
+/*
+ * Where a collect task's keys go: integers to vals; text bytes to the arena,
+ * with each key's arena offset (src) and length (len).  count: [0] keys,
+ * [1] arena bytes handed out, [2] 1 once a NULL key was met.
+ */
+struct collect_out
+{
+	int64_t    *vals;
+	uint64_t   *src;
+	uint64_t   *len;
+	uint8_t    *arena;
+	uint64_t	cap;			/* keys */
+	uint64_t	bytes;			/* arena */
+	unsigned long long *count;
+};
+
+/*
+ * Like agg_pages_kernel, but each passing row's key is appended.  A warp claims
+ * room for its keys (and their bytes) with one atomic each: every lane walks the
+ * page's line pointers in step, so the warp's shuffles see all 32 lanes.
+ */
+__global__ void __launch_bounds__(kThreads)
+collect_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
+					 const char *staging, const __grid_constant__ pg_gpu_agg_task task,
+					 collect_out co, unsigned long long *rows, int *err)
+{
+	__shared__ uint4 page[PG_GPU_BLCKSZ / 16];
+	const int	tid = threadIdx.x;
+	const int	lane = tid & 31;
+	const bool	text = is_text_type(task.keys[0].type);
+	unsigned long long nrows = 0;
+	bool		saw_null = false;
+
+	for (int p = blockIdx.x; p < npages; p += gridDim.x)
+	{
+		pg_gpu_page_ref ref = refs[p];
+
+		load_page(page_src(staging, ref, p), page, nullptr, tid);
+		__syncthreads();
+
+		const uint8_t *pg = (const uint8_t *) page;
+		const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
+		const uint32_t *pvis = ref.vis_idx >= 0
+			? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
+
+		for (int base = 0; base < ref.nlp; base += kThreads)
+		{
+			int			i = base + tid;
+			bool		have = false;
+			pval		k;
+
+			k.len = 0;
+			if (i < ref.nlp)
+			{
+				uint32_t	w = lps[i];
+
+				if (PG_GPU_LP_FLAGS(w) == PG_GPU_LP_NORMAL &&
+					!(pvis && !((pvis[i >> 5] >> (i & 31)) & 1)))
+				{
+					uint32_t	off = PG_GPU_LP_OFF(w);
+					uint32_t	len = PG_GPU_LP_LEN(w);
+					int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
+						? TUP_BAD : eval_tuple(pg + off, len, task, nullptr, &k);
+
+					if (r < 0)
+						atomicCAS(err, 0, tup_status(r));
+					else if (r == TUP_OK)
+					{
+						nrows++;
+						if (k.null)
+							saw_null = true;
+						else
+							have = true;
+					}
+				}
+			}
+
+			unsigned	mask = __ballot_sync(0xFFFFFFFFu, have);
+
+			if (mask == 0)
+				continue;
+
+			/* this lane's bytes, and the warp's before it */
+			uint64_t	mine = (have && text) ? k.len : 0;
+			uint64_t	incl = mine;
+
+			for (int d = 1; d < 32; d <<= 1)
+			{
+				uint64_t	t = __shfl_up_sync(0xFFFFFFFFu, incl, d);
+
+				if (lane >= d)
+					incl += t;
+			}
+
+			uint64_t	total = __shfl_sync(0xFFFFFFFFu, incl, 31);
+			unsigned long long kbase = 0,
+						bbase = 0;
+
+			if (lane == 0)
+			{
+				kbase = atomicAdd(&co.count[0], (unsigned long long) __popc(mask));
+				if (total > 0)
+					bbase = atomicAdd(&co.count[1], (unsigned long long) total);
+			}
+			kbase = __shfl_sync(0xFFFFFFFFu, kbase, 0);
+			bbase = __shfl_sync(0xFFFFFFFFu, bbase, 0);
+			if (!have)
+				continue;
+
+			uint64_t	idx = kbase + __popc(mask & ((1u << lane) - 1));
+			uint64_t	at = bbase + incl - mine;
+
+			/* the caller reserved room (collect_reserve); never write past it */
+			if (idx >= co.cap || (text && at + mine > co.bytes))
+			{
+				atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+				continue;
+			}
+			if (!text)
+			{
+				co.vals[idx] = (int64_t) k.bits;
+				continue;
+			}
+
+			const uint8_t *src = (const uint8_t *) (uintptr_t) k.bits;
+
+			for (uint64_t b = 0; b < mine; b++)
+				co.arena[at + b] = src[b];
+			co.src[idx] = at;
+			co.len[idx] = mine;
+		}
+		__syncthreads();
+	}
+	if (nrows)
+		atomicAdd(rows, nrows);
+	if (saw_null)
+		co.count[2] = 1;
+}
+
+/* Text keys gathered end to end: key i's bytes from src[i] to off[i]. */
+__global__ void
+collect_pack_kernel(const uint8_t *arena, const uint64_t *src, const uint64_t *off, uint64_t n,
+					uint8_t *data)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		for (uint64_t b = 0; b < off[i + 1] - off[i]; b++)
+			data[off[i] + b] = arena[src[i] + b];
+}
+
 struct sort_arrays
 {
 	uint64_t   *w[kMaxSortWords];
@@ -733,6 +885,15 @@ struct pg_gpu_agg
 	uint64_t   *blk_size = nullptr;
 	uint64_t   *blk_off = nullptr;
 	int		   *d_flag = nullptr;	/* unresolved neighbours */
+
+	/* collect: keys of passing rows (collect_out's arrays), grown as needed */
+	bool		collecting = false;
+	collect_out co = {};
+	uint64_t	co_bound = 0;	/* keys once queued work is done, at most */
+	uint64_t	co_bbound = 0;	/* arena bytes, likewise */
+	uint64_t	co_keys = 0;	/* after finish: keys, and their bytes */
+	uint64_t	co_used = 0;
+	int			co_null = 0;
 };
 
 static uint64_t
@@ -859,6 +1020,60 @@ sort_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 	return sort_arrays_alloc(agg, rows < agg->shape.run_rows ? rows : agg->shape.run_rows, 0, err);
 }
 
+/* Collect: the key arrays at a given size, keeping the first keys / bytes. */
+static pg_gpu_status
+collect_alloc(pg_gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint64_t used,
+			  pg_gpu_error *err)
+{
+	collect_out &co = agg->co;
+	bool		text = is_text_type(agg->task.keys[0].type);
+	pg_gpu_status st;
+	auto		move = [&](void **p, size_t size, size_t keep) -> pg_gpu_status {
+		void	   *q = nullptr;
+		pg_gpu_status s2;
+
+		if ((s2 = device_alloc(size, &q, err)) != PG_GPU_OK)
+			return s2;
+		if (keep > 0 && cudaMemcpy(q, *p, keep, cudaMemcpyDeviceToDevice) != cudaSuccess)
+		{
+			device_free(q);
+			return from_cuda(err, cudaGetLastError(), "cudaMemcpy keys");
+		}
+		device_free(*p);
+		*p = q;
+		return PG_GPU_OK;
+	};
+
+	if (!text)
+		st = move((void **) &co.vals, cap * sizeof(int64_t), keys * sizeof(int64_t));
+	else if ((st = move((void **) &co.src, cap * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK &&
+			 (st = move((void **) &co.len, (cap + 1) * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK)
+		st = move((void **) &co.arena, bytes, used);
+	if (st != PG_GPU_OK)
+		return st;
+	co.cap = cap;
+	co.bytes = text ? bytes : 0;
+	return PG_GPU_OK;
+}
+
+/*
+ * Collect: room for the keys the planner expects and one chunk more (a chunk
+ * adds at most its line pointers' keys, and bytes from its pages).
+ */
+static pg_gpu_status
+collect_setup(pg_gpu_agg *agg, pg_gpu_error *err)
+{
+	uint64_t	hint = agg->task.collect_hint > 0 ? (uint64_t) agg->task.collect_hint : 0;
+	uint64_t	cap = hint + hint / 4 + 1024;
+	uint64_t	bytes = (hint + hint / 4) * 40 + (uint64_t) agg->capacity * PG_GPU_BLCKSZ;
+	pg_gpu_status st;
+
+	if ((st = device_alloc(3 * sizeof(unsigned long long), (void **) &agg->co.count, err)) != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaMemset(agg->co.count, 0, 3 * sizeof(unsigned long long)));
+	return collect_alloc(agg, cap, bytes, 0, 0, err);
+}
+
 static pg_gpu_status
 agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 {
@@ -910,6 +1125,8 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 			agg->capacity = (agg->capacity + 1) / 2;
 		}
 	}
+	if (agg->collecting && (st = collect_setup(agg, err)) != PG_GPU_OK)
+		return st;
 	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->last_done));
 
@@ -1006,6 +1223,13 @@ valid_task(const pg_gpu_agg_task *t)
 	/* weights: counting rows only */
 	if (t->weight.len > 0 && (t->ninputs > 0 || t->nkeys > 0 || t->sort))
 		return false;
+	/* collecting: one integer or text key */
+	if (t->collect &&
+		(t->nkeys != 1 || t->ninputs > 0 || t->sort ||
+		 !(is_text_type(t->keys[0].type) || t->keys[0].type == PG_GPU_INT2 ||
+		   t->keys[0].type == PG_GPU_INT4 || t->keys[0].type == PG_GPU_INT8 ||
+		   t->keys[0].type == PG_GPU_DATE || t->keys[0].type == PG_GPU_TIMESTAMP)))
+		return false;
 	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
 }
 
@@ -1029,8 +1253,9 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	}
 	agg->task = *task;
 	agg->sorting = task->sort != 0;
-	agg->grouped = task->nkeys > 0 && !agg->sorting;
-	agg->plain = !agg->grouped && !agg->sorting;
+	agg->collecting = task->collect != 0;
+	agg->grouped = task->nkeys > 0 && !agg->sorting && !agg->collecting;
+	agg->plain = !agg->grouped && !agg->sorting && !agg->collecting;
 	make_group_layout(agg->task, agg->layout);
 	if (task->emulate)
 	{
@@ -1230,6 +1455,36 @@ sort_reserve(pg_gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/*
+ * Before queueing a collect chunk of npages pages and up to `tuples` rows: make
+ * sure the key arrays can take them all; only when the bound would pass them do
+ * we wait for the GPU, read the real use, and enlarge them if needed.
+ */
+static pg_gpu_status
+collect_reserve(pg_gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
+{
+	collect_out &co = agg->co;
+	uint64_t	bytes = co.bytes > 0 ? (uint64_t) npages * PG_GPU_BLCKSZ : 0;
+	unsigned long long used[2];
+	pg_gpu_status st;
+
+	if (agg->co_bound + tuples <= co.cap && agg->co_bbound + bytes <= co.bytes)
+	{
+		agg->co_bound += tuples;
+		agg->co_bbound += bytes;
+		return PG_GPU_OK;
+	}
+	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+		return st;
+	PG_GPU_TRY(err, cudaMemcpy(used, co.count, sizeof(used), cudaMemcpyDeviceToHost));
+	agg->co_bound = used[0] + tuples;
+	agg->co_bbound = used[1] + bytes;
+	if (agg->co_bound <= co.cap && agg->co_bbound <= co.bytes)
+		return PG_GPU_OK;
+	return collect_alloc(agg, std::max(co.cap, 2 * agg->co_bound),
+						 std::max(co.bytes, 2 * agg->co_bbound), used[0], used[1], err);
+}
+
 extern "C" pg_gpu_status
 pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
 {
@@ -1252,6 +1507,8 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 		 (st = arena_reserve(agg, tuples, npages, err)) != PG_GPU_OK))
 		return st;
 	if (agg->sorting && (st = sort_reserve(agg, npages, tuples, err)) != PG_GPU_OK)
+		return st;
+	if (agg->collecting && (st = collect_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 		return st;
 	if (!agg->started)
 	{
@@ -1282,6 +1539,14 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 															 agg->pages - agg->run_page0,
 															 agg->d_store, agg->sa, s.d_rows,
 															 s.d_err);
+	}
+	else if (agg->collecting)
+	{
+		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
+
+		collect_pages_kernel<<<blocks, kThreads, 0, s.stream>>>(s.d_refs, npages, s.d_vis,
+																staging, agg->task, agg->co,
+																s.d_rows, s.d_err);
 	}
 	else if (agg->grouped)
 	{
@@ -1572,6 +1837,76 @@ scan_sizes(uint64_t *size, uint64_t *off, uint64_t n, pg_gpu_error *err)
 		st = from_cuda(err, cudaGetLastError(), "cub::DeviceScan");
 	device_free(temp);
 	return st;
+}
+
+extern "C" pg_gpu_keyset *
+pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
+{
+	collect_out &co = agg->co;
+	uint64_t	n = agg->co_keys;
+	uint64_t	distinct = 0;
+	engine_keyset *dev = nullptr;
+	uint8_t    *data = nullptr;
+	uint64_t   *off = nullptr;
+	pg_gpu_status st;
+	pg_gpu_keyset *ks;
+
+	if (agg->host)
+		return host_agg_keyset(agg->host, type, keys, has_null, err);
+	if (!agg->collecting || is_text_type(type) != is_text_type(agg->task.keys[0].type) ||
+		(co.vals == nullptr && co.len == nullptr))
+	{
+		set_error(err, PG_GPU_INVALID_TASK, "not a collect task of this key type");
+		return nullptr;
+	}
+	*keys = n;
+	*has_null = agg->co_null;
+	if (!is_text_type(type))
+	{
+		int64_t    *vals = co.vals;
+
+		co.vals = nullptr;
+		st = engine_keyset_adopt(PG_GPU_INT8, n, vals, nullptr, nullptr, &dev, &distinct, err);
+	}
+	else
+	{
+		/* the keys end to end: offsets from the lengths, then the bytes */
+		off = co.len;
+		co.len = nullptr;
+		if (cudaMemset(off + n, 0, sizeof(uint64_t)) != cudaSuccess)
+			st = from_cuda(err, cudaGetLastError(), "cudaMemset");
+		else
+			st = scan_sizes(off, off, n, err);
+		if (st == PG_GPU_OK &&
+			(st = device_alloc(std::max<uint64_t>(agg->co_used, 1), (void **) &data, err)) == PG_GPU_OK &&
+			n > 0)
+		{
+			uint64_t	b = (n + 255) / 256;
+
+			collect_pack_kernel<<<(int) std::min<uint64_t>(b, 65535), 256>>>(co.arena, co.src, off,
+																		   n, data);
+			st = cuda_status(err, cudaGetLastError(), "collect_pack_kernel");
+		}
+		device_free(co.arena);
+		device_free(co.src);
+		co.arena = nullptr;
+		co.src = nullptr;
+		if (st != PG_GPU_OK)
+		{
+			device_free(off);
+			device_free(data);
+			return nullptr;
+		}
+		st = engine_keyset_adopt(type, n, nullptr, data, off, &dev, &distinct, err);
+	}
+	if (st != PG_GPU_OK)
+		return nullptr;
+	if ((ks = keyset_from_engine(type, n, distinct, dev)) == nullptr)
+	{
+		engine_keyset_free(dev);
+		set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+	}
+	return ks;
 }
 
 /*
@@ -2029,6 +2364,15 @@ pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 		return st;
 	if (agg->sorting && (st = sort_finish(agg, res, err)) != PG_GPU_OK)
 		return st;
+	if (agg->collecting)
+	{
+		unsigned long long c[3];
+
+		PG_GPU_TRY(err, cudaMemcpy(c, agg->co.count, sizeof(c), cudaMemcpyDeviceToHost));
+		agg->co_keys = c[0];
+		agg->co_used = c[1];
+		agg->co_null = c[2] != 0;
+	}
 	res->bytes_h2d = agg->bytes;
 	res->chunks = agg->chunks;
 	res->pages = agg->pages;
@@ -2107,6 +2451,9 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 		pinned_free(agg->blocks[i].h);
 	}
 	device_free(agg->d_store);
+	for (void *p : {(void *) agg->co.vals, (void *) agg->co.src, (void *) agg->co.len,
+					(void *) agg->co.arena, (void *) agg->co.count})
+		device_free(p);
 	for (int k = 0; k < kMaxSortWords; k++)
 	{
 		device_free(agg->sa.w[k]);

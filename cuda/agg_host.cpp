@@ -73,6 +73,12 @@ struct host_agg
 	uint64_t	nsorted = 0;	/* rows to hand out */
 	uint64_t	next_row = 0;	/* of out (one run) */
 	uint64_t	emitted = 0;	/* merge: rows handed out */
+
+	/* collect: the passing rows' keys, integers or text (bytes and offsets) */
+	std::vector<int64_t> cvals;
+	std::vector<uint8_t> cdata;
+	std::vector<uint64_t> coff;
+	bool		cnull = false;
 };
 
 extern "C" int
@@ -140,6 +146,33 @@ host_unordered(const pg_gpu_agg_task &t, const std::vector<uint32_t> &idx, W wor
 							[&](int w) { return word(idx[i], w); }))
 			return true;
 	return false;
+}
+
+/* One page of a collect task: each passing row's key. */
+static int64_t
+collect_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
+{
+	const pg_gpu_agg_task &t = h->task;
+
+	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
+		pval		k;
+		int			r = eval_tuple(tup, len, t, nullptr, &k);
+
+		if (r != TUP_OK)
+			return r < 0 ? r : 0;
+		if (k.null)
+			h->cnull = true;
+		else if (!is_text_type(t.keys[0].type))
+			h->cvals.push_back((int64_t) k.bits);
+		else
+		{
+			const uint8_t *p = (const uint8_t *) (uintptr_t) k.bits;
+
+			h->cdata.insert(h->cdata.end(), p, p + k.len);
+			h->coff.push_back(h->cdata.size());
+		}
+		return 1;
+	});
 }
 
 pg_gpu_status
@@ -481,7 +514,8 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	for (int c = 0; c < task->ninputs; c++)
 		state_init(h->acc[c], task->inputs[c].type);
 	make_group_layout(h->task, h->L);
-	if (task->nkeys > 0 && !task->sort)
+	h->coff.assign(1, 0);
+	if (task->nkeys > 0 && !task->sort && !task->collect)
 	{
 		h->cap = 1024;
 		h->tab.assign(h->cap * h->L.words, 0);
@@ -526,6 +560,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 		int64_t		r = h->task.sort ? sort_page(h, page, ref.nlp, vis)
+			: h->task.collect ? collect_page(h, page, ref.nlp, vis)
 			: h->task.nkeys > 0 ? group_page(h, page, ref.nlp, vis)
 			: accum_page_serial(page, ref.nlp, vis, h->task, h->acc);
 
@@ -551,7 +586,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		}
 		h->rows += r;
 	}
-	if (h->task.nkeys > 0 && !h->task.sort && !flush_local(h))
+	if (h->task.nkeys > 0 && !h->task.sort && !h->task.collect && !flush_local(h))
 	{
 		err->status = PG_GPU_INVALID_TASK;
 		snprintf(err->message, sizeof(err->message), "the emulated hash table overflowed");
@@ -587,7 +622,7 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 		res->nrows = (int64_t) h->seen.count;
 		res->sort_runs = (int32_t) h->merge.runs.size();
 	}
-	else if (h->task.nkeys > 0)
+	else if (h->task.nkeys > 0 && !h->task.collect)
 	{
 		h->groups.clear();
 		h->groups.reserve(h->inserted * h->L.words);
@@ -914,6 +949,39 @@ pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out)
 	out->data = (uint64_t) (uintptr_t) ks->data.data();
 	out->off = (uint64_t) (uintptr_t) ks->off.data();
 	out->mult = (uint64_t) (uintptr_t) ks->mult.data();
+}
+
+pg_gpu_keyset *
+keyset_from_engine(int type, uint64_t n, uint64_t distinct, engine_keyset *dev)
+{
+	pg_gpu_keyset *ks = new (std::nothrow) pg_gpu_keyset();
+
+	if (!ks)
+		return nullptr;
+	ks->type = type;
+	ks->n = n;
+	ks->distinct = distinct;
+	ks->dev = dev;
+	return ks;
+}
+
+pg_gpu_keyset *
+host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
+{
+	bool		text = is_text_type(h->task.keys[0].type);
+	uint64_t	n = text ? h->coff.size() - 1 : h->cvals.size();
+	pg_gpu_keyset *ks;
+
+	if (!h->task.collect || is_text_type(type) != text)
+	{
+		host_error(err, PG_GPU_INVALID_TASK, "not a collect task of this key type");
+		return nullptr;
+	}
+	ks = pg_gpu_keyset_build(type, n, h->cvals.data(), (const char *) h->cdata.data(),
+							 h->coff.data(), 1, err);
+	*keys = n;
+	*has_null = h->cnull ? 1 : 0;
+	return ks;
 }
 
 extern "C" void

@@ -50,6 +50,21 @@ pg_gpu_status engine_keyset_build(const pg_gpu::cuda::keyset_keys &k, uint64_t n
 pg_gpu_status engine_keyset_probe(engine_keyset *dev, const pg_gpu::cuda::keyset_keys &q,
 								  uint64_t m, int64_t *out, pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
+
+/*
+ * A set over n keys already in device memory (vals, or data and n + 1 offsets),
+ * which it takes over (freeing them on failure too).
+ */
+pg_gpu_status engine_keyset_adopt(int type, uint64_t n, int64_t *vals, uint8_t *data,
+								  uint64_t *off, engine_keyset **dev, uint64_t *distinct,
+								  pg_gpu_error *err);
+
+/* The handle the API hands out for a set built on the device (n keys given). */
+pg_gpu_keyset *keyset_from_engine(int type, uint64_t n, uint64_t distinct, engine_keyset *dev);
+
+/* Collect tasks: the emulation's pg_gpu_agg_keyset. */
+pg_gpu_keyset *host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null,
+							   pg_gpu_error *err);
 void		engine_keyset_ref(const engine_keyset *dev, pg_gpu_set_ref *out);
 
 /* The same keys as an emulated set's, in a set built on the GPU. */

@@ -104,6 +104,12 @@ pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	return host_agg_sort_next(agg->host, out, err);
 }
 
+extern "C" pg_gpu_keyset *
+pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
+{
+	return host_agg_keyset(agg->host, type, keys, has_null, err);
+}
+
 extern "C" pg_gpu_status
 pg_gpu_reduce(const void *, int64_t, int, pg_gpu_col_state *, double *, pg_gpu_error *err)
 {

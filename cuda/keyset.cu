@@ -102,21 +102,16 @@ grid_blocks(uint64_t n)
 	return (int) (b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
 
-pg_gpu_status
-engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint64_t *distinct,
-					pg_gpu_error *err)
+/* The table and the multiplicities of the keys ks->keys (n of them, on the device). */
+static pg_gpu_status
+keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err)
 {
-	engine_keyset *ks = new (std::nothrow) engine_keyset();
 	unsigned long long *d_count = nullptr;
 	unsigned long long count = 0;
 	pg_gpu_status st;
 
-	*dev = nullptr;
-	if (!ks)
-		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 	ks->mask = keyset_capacity(n) - 1;
-	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) == PG_GPU_OK &&
-		(st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
+	if ((st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
 		(st = device_alloc(std::max<uint64_t>(n, 1) * sizeof(uint64_t), (void **) &ks->d_mult, err)) == PG_GPU_OK &&
 		(st = device_alloc(sizeof(unsigned long long), (void **) &d_count, err)) == PG_GPU_OK)
 	{
@@ -133,12 +128,57 @@ engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint6
 						 "keyset_build_kernel");
 	}
 	device_free(d_count);
-	if (st != PG_GPU_OK)
+	*distinct = count;
+	return st;
+}
+
+pg_gpu_status
+engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint64_t *distinct,
+					pg_gpu_error *err)
+{
+	engine_keyset *ks = new (std::nothrow) engine_keyset();
+	pg_gpu_status st;
+
+	*dev = nullptr;
+	if (!ks)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) != PG_GPU_OK ||
+		(st = keyset_fill(ks, n, distinct, err)) != PG_GPU_OK)
 	{
 		engine_keyset_free(ks);
 		return st;
 	}
-	*distinct = count;
+	*dev = ks;
+	return PG_GPU_OK;
+}
+
+pg_gpu_status
+engine_keyset_adopt(int type, uint64_t n, int64_t *vals, uint8_t *data, uint64_t *off,
+					engine_keyset **dev, uint64_t *distinct, pg_gpu_error *err)
+{
+	engine_keyset *ks = new (std::nothrow) engine_keyset();
+	pg_gpu_status st;
+
+	*dev = nullptr;
+	if (!ks)
+	{
+		device_free(vals);
+		device_free(data);
+		device_free(off);
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+	}
+	ks->d_vals = vals;
+	ks->d_data = data;
+	ks->d_off = off;
+	ks->keys.type = type;
+	ks->keys.vals = vals;
+	ks->keys.data = data;
+	ks->keys.off = off;
+	if ((st = keyset_fill(ks, n, distinct, err)) != PG_GPU_OK)
+	{
+		engine_keyset_free(ks);
+		return st;
+	}
 	*dev = ks;
 	return PG_GPU_OK;
 }

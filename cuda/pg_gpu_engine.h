@@ -269,6 +269,14 @@ typedef struct pg_gpu_agg_task
 	int64_t		sort_limit;
 	int64_t		sort_budget;	/* device bytes a sort may use; 0: the device's
 								 * (or pg_gpu.device_memory_limit's) */
+	/*
+	 * Collect tasks (collect = 1): one key program (keys[0], an integer or text
+	 * type, nkeys = 1) and no aggregate inputs.  The engine keeps the key of
+	 * every row that passes the filter (NULLs only noted) and after finish hands
+	 * them over as a key set (pg_gpu_agg_keyset).  collect_hint: keys expected.
+	 */
+	int32_t		collect;
+	int64_t		collect_hint;
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
@@ -424,6 +432,18 @@ void		pg_gpu_keysort_end(pg_gpu_keysort *ks);
 
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
+
+struct pg_gpu_keyset;
+
+/*
+ * Collect tasks, after finish: the keys collected, as a key set of the given
+ * type (PG_GPU_INT8, PG_GPU_TEXT, PG_GPU_BPCHAR) built where the task ran, the
+ * caller's to free (a second call answers NULL).  *keys: non-NULL keys
+ * collected; *has_null: a passing row's key was NULL.  NULL with err set on
+ * failure.
+ */
+struct pg_gpu_keyset *pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys,
+										int *has_null, pg_gpu_error *err);
 
 /*
  * ---- Key sets: exact-match lookups (the build side of issue 5) -------------

@@ -54,6 +54,39 @@ SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k || repeat('x', 100) FROM
 SELECT count(*) FROM js_w JOIN js_k ON js_w.i4 = js_k.i4;
 RESET pg_gpu.slot_sort_memory;
 
+-- where the build side's keys came from: the build table's pages, collected
+-- by the GPU, or its plan, run by PostgreSQL
+CREATE FUNCTION js_keys_from(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  ks text;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
+  IF jsonb_path_query_first(p, 'strict $.**."Fallback"') #>> '{}' IN ('no gpu', 'not compiled') THEN
+    RETURN 'ok';
+  END IF;
+  ks := jsonb_path_query_first(p, 'strict $.**."Key Set"') #>> '{}';
+  IF (ks LIKE '%collected on the GPU)' AND want = 'pages') OR
+     (ks NOT LIKE '%collected on the GPU)' AND want = 'plan') THEN
+    RETURN 'ok';
+  END IF;
+  RETURN coalesce(ks, 'no key set');
+END $$;
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k)', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js_k.i4 = js_w.i4)', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE i8 IN (SELECT i4 * 2 FROM js_k WHERE k <> '''')', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w JOIN js_k ON w = k', 'pages');
+SELECT js_keys_from('SELECT id FROM js_w WHERE c IN (SELECT c FROM js_k) ORDER BY id', 'pages');
+SET pg_gpu.chunk_pages = 1;
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k)', 'pages');
+RESET pg_gpu.chunk_pages;
+-- a compressed key: the build plan runs instead; so it does for a filter the
+-- GPU cannot run, and for a build side that is not one table
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT w FROM js_toast)', 'plan');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE k ~ ''^[0-7]'')', 'plan');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k UNION ALL SELECT k FROM js_u)', 'plan');
+DROP FUNCTION js_keys_from(text, text);
+
 -- plans: the key set's source is the GpuAgg's second child
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);

@@ -137,6 +137,32 @@ pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBu
 	return b;
 }
 
+/* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
+typedef struct PgGpuPageScan
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	MemoryContext cxt;			/* of the pin arrays */
+	pg_gpu_agg *agg;
+	bool		emulate;
+	bool		registered;		/* pages read in place */
+	int			chunk_pages;
+	BlockNumber nblocks;
+	BlockNumber *page_blk;		/* GpuSort: block of each submitted page, in
+								 * order (NULL: not kept) */
+	int64		npage_blk;
+	Buffer	   *pins[PG_GPU_AGG_SLOTS];
+	int			npins[PG_GPU_AGG_SLOTS];
+	int			chunks;
+	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
+	int			pin_workers;	/* launched */
+	bool		pin_tried;		/* asked for pin workers */
+	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
+	instr_time	t_wait;			/* CPU waiting for chunk slots */
+	PgGpuFallback fb_reason;
+	char		fb_msg[256];
+} PgGpuPageScan;
+
 typedef struct GpuAggState
 {
 	CustomScanState css;
@@ -156,8 +182,6 @@ typedef struct GpuAggState
 	/* GpuSort: the same page streaming, then the sorted tuples */
 	bool		sort;
 	bool		need_tid;		/* GpuSort: the output reads a system column */
-	BlockNumber *page_blk;		/* block of each submitted page, in order */
-	int64		npage_blk;
 	pg_gpu_sort_batch batch;
 	int64		batch_pos;
 	HeapTupleData htup;			/* the tuple the scan slot points at */
@@ -170,23 +194,15 @@ typedef struct GpuAggState
 	PgGpuFallback fb_reason;
 	char		fb_msg[256];
 	pg_gpu_agg *agg;
-	Buffer	   *pins[PG_GPU_AGG_SLOTS];
-	int			npins[PG_GPU_AGG_SLOTS];
+	PgGpuPageScan scan;			/* the table's pages streamed to agg */
 	MemoryContextCallback cleanup;
 	List	   *set_sources;	/* the task's key sets (expr_compile.h) */
 	PgGpuSets	sets;
 
-	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
-	int			pin_workers;	/* launched */
-	bool		pin_tried;		/* asked for pin workers */
-
 	/* instrumentation */
 	pg_gpu_agg_result res;
-	bool		registered;
 	double		wall_ms;
 	instr_time	t_setup;		/* engine start-up for this query */
-	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
-	instr_time	t_wait;			/* CPU waiting for chunk slots */
 	instr_time	t_finish;		/* final synchronisation and merge */
 	instr_time	t_fetch;		/* GpuSort: copying sorted batches back */
 } GpuAggState;
@@ -285,6 +301,29 @@ CreateGpuSortState(CustomScan *cscan)
 	return (Node *) s;
 }
 
+/*
+ * Stops the scan's pin workers and, with release_pins, drops the pins it holds
+ * (the engine reading those pages must have finished); safe to repeat.
+ */
+static void
+scan_release(PgGpuPageScan *ps, bool release_pins)
+{
+	if (ps->pin_ctx)
+	{
+		PgGpuPinCtx *ctx = ps->pin_ctx;
+
+		ps->pin_ctx = NULL;
+		PgGpuPinWorkersAbort(ctx);
+	}
+	if (release_pins)
+		for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		{
+			for (int j = 0; j < ps->npins[i]; j++)
+				ReleaseBuffer(ps->pins[i][j]);
+			ps->npins[i] = 0;
+		}
+}
+
 /* Releases the engine (unless kept) and any pins; safe to call more than once. */
 static void
 release_gpu(GpuAggState *s, bool release_pins, bool keep_engine = false)
@@ -298,20 +337,7 @@ release_gpu(GpuAggState *s, bool release_pins, bool keep_engine = false)
 	}
 	if (!s->agg)
 		PgGpuFreeSets(&s->sets);	/* probed by the engine's kernels */
-	if (s->pin_ctx)
-	{
-		PgGpuPinCtx *ctx = s->pin_ctx;
-
-		s->pin_ctx = NULL;
-		PgGpuPinWorkersAbort(ctx);
-	}
-	if (release_pins)
-		for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
-		{
-			for (int j = 0; j < s->npins[i]; j++)
-				ReleaseBuffer(s->pins[i][j]);
-			s->npins[i] = 0;
-		}
+	scan_release(&s->scan, release_pins);
 }
 
 /* On error paths the query memory goes away; the engine must go with it. */
@@ -563,36 +589,55 @@ PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
  * memory has the same address in every backend).
  */
 static inline uint64
-page_addr(GpuAggState *s, Buffer b)
+page_addr(PgGpuPageScan *ps, Buffer b)
 {
-	if (s->task.emulate)
+	if (ps->emulate)
 		return (uint64) (uintptr_t) BufferGetPage(b);
 	return PgGpuSharedBufferDeviceAddr(b - 1);
 }
 
 /* Wait (interruptibly) until the slot's chunk is done, then drop its pins. */
 static void
-wait_slot(GpuAggState *s, int slot)
+wait_slot(PgGpuPageScan *ps, int slot)
 {
 	int			spins = 0;
 	instr_time	t;
 
 	INSTR_TIME_SET_CURRENT(t);
-	while (!pg_gpu_agg_slot_idle(s->agg, slot))
+	while (!pg_gpu_agg_slot_idle(ps->agg, slot))
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (++spins > 2000)
 			pg_usleep(20);
 	}
-	lap(&s->t_wait, &t);
-	for (int j = 0; j < s->npins[slot]; j++)
+	lap(&ps->t_wait, &t);
+	for (int j = 0; j < ps->npins[slot]; j++)
 	{
-		if (j + PREFETCH_AHEAD < s->npins[slot])
-			__builtin_prefetch(GetBufferDescriptor(s->pins[slot][j + PREFETCH_AHEAD] - 1), 1);
-		ReleaseBuffer(s->pins[slot][j]);
+		if (j + PREFETCH_AHEAD < ps->npins[slot])
+			__builtin_prefetch(GetBufferDescriptor(ps->pins[slot][j + PREFETCH_AHEAD] - 1), 1);
+		ReleaseBuffer(ps->pins[slot][j]);
 	}
-	s->npins[slot] = 0;
-	lap(&s->t_pages, &t);
+	ps->npins[slot] = 0;
+	lap(&ps->t_pages, &t);
+}
+
+/* The scan cannot go on: false, with the reason kept for the caller. */
+static bool
+scan_fail(PgGpuPageScan *ps, PgGpuFallback reason, const char *msg)
+{
+	ps->fb_reason = reason;
+	strlcpy(ps->fb_msg, msg, sizeof(ps->fb_msg));
+	return false;
+}
+
+/* A chunk was handed over; false once pg_gpu.debug_fail_after_chunks says so. */
+static bool
+count_chunk(PgGpuPageScan *ps)
+{
+	ps->chunks++;
+	if (pg_gpu_debug_fail_after_chunks >= 0 && ps->chunks > pg_gpu_debug_fail_after_chunks)
+		return scan_fail(ps, PG_GPU_FB_INJECTED, "simulated GPU failure");
+	return true;
 }
 
 /*
@@ -600,11 +645,10 @@ wait_slot(GpuAggState *s, int slot)
  * hand them to the GPU, and tell their workers to unpin once the GPU is done.
  */
 static bool
-run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
+run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 {
-	PgGpuPinCtx *ctx = s->pin_ctx;
+	PgGpuPinCtx *ctx = ps->pin_ctx;
 	int			owner[PG_GPU_AGG_SLOTS];
-	int			chunks = 0;
 	pg_gpu_error err;
 
 	for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
@@ -615,7 +659,7 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 		bool		busy = false;
 
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
-			if (owner[e] >= 0 && pg_gpu_agg_slot_idle(s->agg, e))
+			if (owner[e] >= 0 && pg_gpu_agg_slot_idle(ps->agg, e))
 			{
 				PgGpuPinChunkDone(ctx, owner[e]);
 				owner[e] = -1;
@@ -640,26 +684,25 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 				PgGpuPinChunkDone(ctx, idx);
 				continue;
 			}
-			if (pg_gpu_agg_slot_get(s->agg, e, &buf, &err) != PG_GPU_OK)
-				return give_up(s, PgGpuFallbackFor(err.status), err.message);
+			if (pg_gpu_agg_slot_get(ps->agg, e, &buf, &err) != PG_GPU_OK)
+				return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 			for (int i = 0; i < view.npages; i++)
 			{
-				if (s->sort)
-					s->page_blk[s->npage_blk++] = BufferGetBlockNumber(view.buf[i]);
-				buf.refs[i].addr = page_addr(s, view.buf[i]);
+				if (ps->page_blk)
+					ps->page_blk[ps->npage_blk++] = BufferGetBlockNumber(view.buf[i]);
+				buf.refs[i].addr = page_addr(ps, view.buf[i]);
 				buf.refs[i].nlp = view.nlp[i];
 				buf.refs[i].vis_idx = view.vis_idx[i];
 			}
 			memcpy(buf.vis, view.vis, sizeof(uint32) * PG_GPU_VIS_WORDS * view.nvis);
 			owner[e] = idx;
 			busy = true;
-			if (pg_gpu_agg_submit(s->agg, e, view.npages, view.nvis, &err) != PG_GPU_OK)
-				return give_up(s, PgGpuFallbackFor(err.status), err.message);
-			chunks++;
-			if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
-				return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
+			if (pg_gpu_agg_submit(ps->agg, e, view.npages, view.nvis, &err) != PG_GPU_OK)
+				return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+			if (!count_chunk(ps))
+				return false;
 		}
-		lap(&s->t_pages, lapt);
+		lap(&ps->t_pages, lapt);
 		/* every engine slot counts, not only those the submit loop reached */
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
 			busy |= (owner[e] >= 0);
@@ -671,87 +714,68 @@ run_chunks_from_workers(GpuAggState *s, instr_time *lapt)
 			if (!busy)
 				PgGpuPinWait(ctx);
 		}
-		lap(&s->t_wait, lapt);
+		lap(&ps->t_wait, lapt);
 	}
-	s->pin_ctx = NULL;
+	ps->pin_ctx = NULL;
 	PgGpuPinWorkersFinish(ctx);
-	lap(&s->t_pages, lapt);
+	lap(&ps->t_pages, lapt);
 	return true;
 }
 
 /*
- * Stream the table through the GPU.  Returns true with s->res filled, or false with
- * s->fb_reason set (engine released, pins dropped).
+ * Before the engine starts: how the relation's pages will reach it.  Read in
+ * place from the registered buffer pool when the table is big enough to pay for
+ * registering it (once per backend, in the background); copy small tables, and
+ * any table while registration is under way.  Sets the task's gather and chunk
+ * size; the task's emulate flag must be set.
+ */
+static void
+scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
+			 pg_gpu_agg_task *task)
+{
+	Buffer	   *pins[PG_GPU_AGG_SLOTS];
+
+	/* the pin arrays of an earlier run (all released) are kept */
+	memcpy(pins, ps->pins, sizeof(pins));
+	memset(ps, 0, sizeof(*ps));
+	memcpy(ps->pins, pins, sizeof(pins));
+	ps->rel = rel;
+	ps->snapshot = snapshot;
+	ps->cxt = cxt;
+	ps->emulate = task->emulate != 0;
+	ps->nblocks = RelationGetNumberOfBlocks(rel);
+	if (ps->emulate)
+		ps->registered = pg_gpu_register_buffers &&
+			ps->nblocks >= (BlockNumber) pg_gpu_register_min_pages;
+	else
+		ps->registered = pg_gpu_register_buffers &&
+			(ps->nblocks >= (BlockNumber) pg_gpu_register_min_pages ||
+			 PgGpuSharedBuffersRegistered()) &&
+			PgGpuRegisterSharedBuffers(false);
+	task->gather = ps->registered ? 0 : 1;
+	/* never hold more than a quarter of shared_buffers pinned */
+	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
+	ps->chunk_pages = task->chunk_pages;
+}
+
+/*
+ * Stream every page of the relation to ps->agg (begun with the prepared task)
+ * and wait for the GPU to finish with them.  False with ps->fb_* set when the
+ * scan cannot go on; the caller then ends the engine before scan_release.
  */
 static bool
-run_on_gpu(GpuAggState *s)
+scan_pages(PgGpuPageScan *ps, instr_time *lapt)
 {
-	Relation	rel = s->css.ss.ss_currentRelation;
-	Snapshot	snapshot = s->css.ss.ps.state->es_snapshot;
-	PgGpuFallback reason;
-	pg_gpu_error err;
-	char		msg[256];
-	BlockNumber nblocks;
+	Relation	rel = ps->rel;
+	Snapshot	snapshot = ps->snapshot;
+	BlockNumber nblocks = ps->nblocks;
 	BlockNumber blk = 0;
 	BufferAccessStrategy strategy = NULL;
 	RecentBuffers *rb = NULL;
 	pg_gpu_agg_slot probe;
+	pg_gpu_error err;
 	int			slot = 0;
-	int			chunks = 0;
 	int			capacity;
-	instr_time	t0,
-				t1,
-				lapt;
-
-	INSTR_TIME_SET_CURRENT(t0);
-	lapt = t0;
-	INSTR_TIME_SET_ZERO(s->t_setup);
-	INSTR_TIME_SET_ZERO(s->t_pages);
-	INSTR_TIME_SET_ZERO(s->t_wait);
-	INSTR_TIME_SET_ZERO(s->t_finish);
-	INSTR_TIME_SET_ZERO(s->t_fetch);
-	if (IsolationIsSerializable())
-		return give_up(s, PG_GPU_FB_SERIALIZABLE,
-					   "serializable transactions need per-tuple predicate locks");
-	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
-		return give_up(s, reason, msg);
-	if (!PgGpuFillLayout(rel, &s->task))
-		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
-
-	/*
-	 * Read pages in place from the registered buffer pool when the table is big
-	 * enough to pay for registering it (once per backend, in the background);
-	 * copy small tables, and any table while registration is under way.
-	 */
-	nblocks = RelationGetNumberOfBlocks(rel);
-	if (s->task.emulate)
-		s->registered = pg_gpu_register_buffers &&
-			nblocks >= (BlockNumber) pg_gpu_register_min_pages;
-	else
-		s->registered = pg_gpu_register_buffers &&
-			(nblocks >= (BlockNumber) pg_gpu_register_min_pages || PgGpuSharedBuffersRegistered()) &&
-			PgGpuRegisterSharedBuffers(false);
-	s->task.gather = s->registered ? 0 : 1;
-	if (s->sort)
-	{
-		s->task.total_pages = Max(nblocks, 1);
-		s->task.sort_budget = (int64) pg_gpu_device_memory_limit * 1024;
-		s->page_blk = (BlockNumber *) MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
-															 sizeof(BlockNumber) * Max(nblocks, 1));
-		s->npage_blk = 0;
-	}
-	/* never hold more than a quarter of shared_buffers pinned */
-	s->task.chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
-
-	if (s->set_sources != NIL &&
-		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, &s->task, &s->sets,
-						&reason, msg, sizeof(msg)))
-		return give_up(s, reason, msg);
-	s->agg = pg_gpu_agg_begin(&s->task, &err);
-	if (!s->agg)
-		return give_up(s, PgGpuFallbackFor(err.status), err.message);
-	lap(&s->t_setup, &lapt);
 
 	/*
 	 * A table that fits comfortably stays in shared buffers, where the next query
@@ -764,28 +788,23 @@ run_on_gpu(GpuAggState *s)
 		rb = recent_buffers(rel, nblocks);
 
 	/* in place and big enough: let parallel workers do the pinning */
-	s->pin_workers = 0;
-	s->pin_tried = false;
-	if (s->registered && strategy == NULL && pg_gpu_pin_workers > 0 &&
+	if (ps->registered && strategy == NULL && pg_gpu_pin_workers > 0 &&
 		nblocks >= (BlockNumber) pg_gpu_pin_workers_min_pages &&
-		pg_gpu_agg_slot_get(s->agg, 0, &probe, &err) == PG_GPU_OK &&
+		pg_gpu_agg_slot_get(ps->agg, 0, &probe, &err) == PG_GPU_OK &&
 		probe.capacity >= PG_GPU_PIN_CHUNK_PAGES)
 	{
-		s->pin_tried = true;
-		s->pin_ctx = PgGpuPinWorkersStart(rel, snapshot, nblocks, pg_gpu_pin_workers);
-		if (s->pin_ctx)
+		ps->pin_tried = true;
+		ps->pin_ctx = PgGpuPinWorkersStart(rel, snapshot, nblocks, pg_gpu_pin_workers);
+		if (ps->pin_ctx)
 		{
-			s->pin_workers = PgGpuPinWorkersLaunched(s->pin_ctx);
-			if (!run_chunks_from_workers(s, &lapt))
-				return false;
-			goto finish;
+			ps->pin_workers = PgGpuPinWorkersLaunched(ps->pin_ctx);
+			return run_chunks_from_workers(ps, lapt);
 		}
 	}
 
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
-		if (s->pins[i] == NULL)
-			s->pins[i] = (Buffer *) MemoryContextAlloc(s->css.ss.ps.state->es_query_cxt,
-													   sizeof(Buffer) * s->task.chunk_pages);
+		if (ps->pins[i] == NULL)
+			ps->pins[i] = (Buffer *) MemoryContextAlloc(ps->cxt, sizeof(Buffer) * ps->chunk_pages);
 
 	while (blk < nblocks)
 	{
@@ -793,11 +812,11 @@ run_on_gpu(GpuAggState *s)
 		int			npages = 0;
 		int			nvis = 0;
 
-		wait_slot(s, slot);
-		INSTR_TIME_SET_CURRENT(lapt);
-		if (pg_gpu_agg_slot_get(s->agg, slot, &buf, &err) != PG_GPU_OK)
-			return give_up(s, PgGpuFallbackFor(err.status), err.message);
-		capacity = Min(buf.capacity, s->task.chunk_pages);
+		wait_slot(ps, slot);
+		INSTR_TIME_SET_CURRENT(*lapt);
+		if (pg_gpu_agg_slot_get(ps->agg, slot, &buf, &err) != PG_GPU_OK)
+			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		capacity = Min(buf.capacity, ps->chunk_pages);
 
 		for (; blk < nblocks && npages < capacity; blk++)
 		{
@@ -823,11 +842,11 @@ run_on_gpu(GpuAggState *s)
 			ref = &buf.refs[npages];
 			ref->nlp = nlp;
 			ref->vis_idx = has_bits ? nvis++ : -1;
-			if (s->registered)
+			if (ps->registered)
 			{
 				LockBuffer(b, BUFFER_LOCK_UNLOCK);
-				ref->addr = page_addr(s, b);
-				s->pins[slot][s->npins[slot]++] = b;
+				ref->addr = page_addr(ps, b);
+				ps->pins[slot][ps->npins[slot]++] = b;
 			}
 			else
 			{
@@ -835,25 +854,150 @@ run_on_gpu(GpuAggState *s)
 				ref->addr = 0;
 				UnlockReleaseBuffer(b);
 			}
-			if (s->sort)
-				s->page_blk[s->npage_blk++] = blk;
+			if (ps->page_blk)
+				ps->page_blk[ps->npage_blk++] = blk;
 			npages++;
 		}
 		if (npages > 0 &&
-			pg_gpu_agg_submit(s->agg, slot, npages, nvis, &err) != PG_GPU_OK)
-			return give_up(s, PgGpuFallbackFor(err.status), err.message);
-		chunks++;
-		lap(&s->t_pages, &lapt);
-		if (pg_gpu_debug_fail_after_chunks >= 0 && chunks > pg_gpu_debug_fail_after_chunks)
-			return give_up(s, PG_GPU_FB_INJECTED, "simulated GPU failure");
+			pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		lap(&ps->t_pages, lapt);
+		if (!count_chunk(ps))
+			return false;
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
-		wait_slot(s, i);
+		wait_slot(ps, i);
 	if (strategy)
 		FreeAccessStrategy(strategy);
+	return true;
+}
 
-finish:
+bool
+PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task, int settype,
+				 PgGpuCollected *out, PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
+	PgGpuPageScan ps;
+	pg_gpu_agg_result res;
+	pg_gpu_error err;
+	instr_time	lapt;
+	bool		ok = false;
+
+	memcpy(task, plan_task, sizeof(*task));
+	memset(out, 0, sizeof(*out));
+	task->emulate = pg_gpu_emulate_gpu ? 1 : 0;
+	if (IsolationIsSerializable())
+	{
+		*reason = PG_GPU_FB_SERIALIZABLE;
+		strlcpy(msg, "serializable transactions need per-tuple predicate locks", msglen);
+		return false;
+	}
+	if (!task->emulate && !PgGpuEnsureEngine(reason, msg, msglen))
+		return false;
+	if (!PgGpuFillLayout(rel, task))
+	{
+		*reason = PG_GPU_FB_UNSUPPORTED;
+		strlcpy(msg, "the build table's layout changed", msglen);
+		return false;
+	}
+	memset(ps.pins, 0, sizeof(ps.pins));
+	scan_prepare(&ps, rel, snapshot, CurrentMemoryContext, task);
+	INSTR_TIME_SET_CURRENT(lapt);
+
+	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
+	PG_TRY();
+	{
+		if ((ps.agg = pg_gpu_agg_begin(task, &err)) == NULL)
+			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
+		else if (scan_pages(&ps, &lapt))
+		{
+			if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK ||
+				(out->ks = pg_gpu_agg_keyset(ps.agg, settype, &out->keys, &out->has_null,
+											 &err)) == NULL)
+				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
+			else
+			{
+				out->nonempty = res.nrows > 0;
+				out->pages = res.pages;
+				out->gpu_ms = res.gpu_ms;
+				ok = true;
+			}
+		}
+	}
+	PG_CATCH();
+	{
+		pg_gpu_agg_end(ps.agg);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	pg_gpu_agg_end(ps.agg);		/* waits for in-flight kernels */
+	scan_release(&ps, true);
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		if (ps.pins[i])
+			pfree(ps.pins[i]);
+	if (!ok)
+	{
+		*reason = ps.fb_reason;
+		strlcpy(msg, ps.fb_msg, msglen);
+	}
+	pfree(task);
+	return ok;
+}
+
+/*
+ * Stream the table through the GPU.  Returns true with s->res filled, or false with
+ * s->fb_reason set (engine released, pins dropped).
+ */
+static bool
+run_on_gpu(GpuAggState *s)
+{
+	Relation	rel = s->css.ss.ss_currentRelation;
+	Snapshot	snapshot = s->css.ss.ps.state->es_snapshot;
+	PgGpuFallback reason;
+	pg_gpu_error err;
+	char		msg[256];
+	instr_time	t0,
+				t1,
+				lapt;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	lapt = t0;
+	INSTR_TIME_SET_ZERO(s->t_setup);
+	INSTR_TIME_SET_ZERO(s->t_finish);
+	INSTR_TIME_SET_ZERO(s->t_fetch);
+	if (IsolationIsSerializable())
+		return give_up(s, PG_GPU_FB_SERIALIZABLE,
+					   "serializable transactions need per-tuple predicate locks");
+	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
+	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+		return give_up(s, reason, msg);
+	if (!PgGpuFillLayout(rel, &s->task))
+		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
+
+	scan_prepare(&s->scan, rel, snapshot, s->css.ss.ps.state->es_query_cxt, &s->task);
+	if (s->sort)
+	{
+		s->task.total_pages = Max(s->scan.nblocks, 1);
+		s->task.sort_budget = (int64) pg_gpu_device_memory_limit * 1024;
+		s->scan.page_blk = (BlockNumber *)
+			MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
+								   sizeof(BlockNumber) * Max(s->scan.nblocks, 1));
+	}
+
+	if (s->set_sources != NIL &&
+		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, &s->task, &s->sets,
+						&reason, msg, sizeof(msg)))
+		return give_up(s, reason, msg);
+	s->agg = pg_gpu_agg_begin(&s->task, &err);
+	if (!s->agg)
+		return give_up(s, PgGpuFallbackFor(err.status), err.message);
+	s->scan.agg = s->agg;
+	lap(&s->t_setup, &lapt);
+
+	if (!scan_pages(&s->scan, &lapt))
+		return give_up(s, s->scan.fb_reason, s->scan.fb_msg);
+
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, PgGpuFallbackFor(err.status), err.message);
@@ -1005,7 +1149,7 @@ next_sorted(GpuAggState *s)
 											(s->batch.off[s->batch_pos] - s->batch.off[0]));
 		/* a random read per row (the rows are in key order): only when asked for */
 		if (s->need_tid)
-			ItemPointerSet(&s->htup.t_self, s->page_blk[r >> 32],
+			ItemPointerSet(&s->htup.t_self, s->scan.page_blk[r >> 32],
 						   (OffsetNumber) ((r >> 16) & 0xFFFF));
 		s->htup.t_tableOid = relid;
 		s->batch_pos++;
@@ -1150,7 +1294,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyText("Page Access",
 							s->task.emulate ? "emulated on the CPU" :
-							s->registered ? "shared buffers read in place" : "copied via pinned staging",
+							s->scan.registered ? "shared buffers read in place" : "copied via pinned staging",
 							es);
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
@@ -1169,9 +1313,9 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (s->res.grows > 0)
 				ExplainPropertyInteger("Hash Table Grows", NULL, s->res.grows, es);
 		}
-		if (s->pin_workers > 0)
-			ExplainPropertyInteger("Pin Workers", NULL, s->pin_workers, es);
-		else if (s->pin_tried)
+		if (s->scan.pin_workers > 0)
+			ExplainPropertyInteger("Pin Workers", NULL, s->scan.pin_workers, es);
+		else if (s->scan.pin_tried)
 			ExplainPropertyText("Pin Workers", "none could be launched", es);
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */
 		{
@@ -1179,8 +1323,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyFloat(s->sort ? "GpuSort Wall Time" : "GpuAgg Wall Time", "ms",
 								 s->wall_ms, 3, es);
 			ExplainPropertyFloat("CPU Setup Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_setup), 3, es);
-			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_pages), 3, es);
-			ExplainPropertyFloat("CPU Wait Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_wait), 3, es);
+			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->scan.t_pages), 3, es);
+			ExplainPropertyFloat("CPU Wait Time", "ms", INSTR_TIME_GET_MILLISEC(s->scan.t_wait), 3, es);
 			ExplainPropertyFloat("Finish Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_finish), 3, es);
 			if (s->sort)
 				ExplainPropertyFloat("Batch Copy Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_fetch), 3, es);

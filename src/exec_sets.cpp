@@ -10,6 +10,7 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/table.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -204,6 +205,58 @@ ms_since(instr_time t0)
 	return INSTR_TIME_GET_MILLISEC(t);
 }
 
+/*
+ * Set i is built (sets->keys[i] and ref's NULL flags filled): point the task
+ * at it.  False (with the reason) when the join needs unique keys and they are
+ * not.
+ */
+static bool
+set_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, bool unique, PgGpuFallback *reason,
+		  char *msg, size_t msglen)
+{
+	sets->distinct[i] = (int64) pg_gpu_keyset_size(sets->ks[i]);
+	sets->nbuilt = i + 1;
+	pg_gpu_keyset_ref(sets->ks[i], ref);
+	if (unique && sets->distinct[i] != sets->keys[i])
+	{
+		*reason = PG_GPU_FB_DUP_KEYS;
+		snprintf(msg, msglen, "the join's build side has %lld keys, %lld of them distinct",
+				 (long long) sets->keys[i], (long long) sets->distinct[i]);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A CHILD source whose build side is one table the GPU can scan: collect its
+ * keys from its pages.  False when the GPU could not (noted, and the child
+ * plan then runs instead).
+ */
+static bool
+collect_on_gpu(List *src, EState *estate, int settype, PgGpuCollected *col)
+{
+	Const	   *tc = (Const *) list_nth(src, PG_GPU_CHILD_TASK);
+	Oid			relid = (Oid) intVal(list_nth(src, PG_GPU_CHILD_TASK + 1));
+	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(tc->constvalue));
+	PgGpuFallback reason;
+	char		msg[256];
+	Relation	rel;
+	bool		ok;
+
+	/* the plan's child scans it too: the executor holds its lock already */
+	rel = table_open(relid, NoLock);
+	ok = PgGpuCollectKeys(rel, estate->es_snapshot, task, settype, col, &reason, msg, sizeof(msg));
+	table_close(rel, NoLock);
+	if (!ok)
+	{
+		char		detail[300];
+
+		snprintf(detail, sizeof(detail), "collecting the build side's keys: %s", msg);
+		PgGpuNoteFallback(PG_GPU_NODE_AGG, reason, detail);
+	}
+	return ok;
+}
+
 bool
 PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
 			   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen)
@@ -225,6 +278,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 	PgGpuFreeSets(sets);
 	sets->nbuilt = 0;
 	sets->collect_ms = 0;
+	memset(sets->gpu_collected, 0, sizeof(sets->gpu_collected));
 	foreach(lc, sources)
 	{
 		List	   *src = (List *) lfirst(lc);
@@ -293,12 +347,32 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		else
 		{
 			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
+			PgGpuCollected col;
 
+			unique = intVal(list_nth(src, 4)) != 0;
+			if (list_length(src) > PG_GPU_CHILD_TASK &&
+				collect_on_gpu(src, estate, ref->type, &col))
+			{
+				/* the build table's keys, collected from its pages by the GPU */
+				sets->collect_ms += ms_since(t0c);
+				sets->ks[i] = col.ks;
+				sets->n = i + 1;
+				sets->gpu_collected[i] = true;
+				sets->keys[i] = (int64) col.keys;
+				ref->has_null = col.has_null != 0;
+				ref->nonempty = col.nonempty;
+				if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
+				{
+					ok = false;
+					break;
+				}
+				i++;
+				continue;
+			}
 			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
 							child->plan->plan_width, limit, cxt);
 			collect_child(&b, child, intVal(lthird(src)));
 			sets->collect_ms += ms_since(t0c);
-			unique = intVal(list_nth(src, 4)) != 0;
 		}
 		if (b.full)
 		{
@@ -319,16 +393,10 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 			break;
 		}
 		sets->keys[i] = b.n;
-		sets->distinct[i] = (int64) pg_gpu_keyset_size(sets->ks[i]);
-		sets->nbuilt = i + 1;
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
-		pg_gpu_keyset_ref(sets->ks[i], ref);
-		if (unique && sets->distinct[i] != b.n)
+		if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
 		{
-			*reason = PG_GPU_FB_DUP_KEYS;
-			snprintf(msg, msglen, "the join's build side has %lld keys, %lld of them distinct",
-					 (long long) b.n, (long long) sets->distinct[i]);
 			ok = false;
 			break;
 		}
@@ -379,10 +447,11 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		else if (intVal(linitial(src)) == PG_GPU_SET_DICT)
 			appendStringInfo(&buf, "dictionary %s", quote_identifier(strVal(lsecond(src))));
 		else
-			appendStringInfoString(&buf, strVal(llast(src)));
+			appendStringInfoString(&buf, strVal(list_nth(src, 5)));
 		if (analyze && i < sets->nbuilt)
-			appendStringInfo(&buf, " (%lld keys, %lld distinct)", (long long) sets->keys[i],
-							 (long long) sets->distinct[i]);
+			appendStringInfo(&buf, " (%lld keys, %lld distinct%s)", (long long) sets->keys[i],
+							 (long long) sets->distinct[i],
+							 sets->gpu_collected[i] ? ", collected on the GPU" : "");
 		ExplainPropertyText("Key Set", buf.data, es);
 		i++;
 	}

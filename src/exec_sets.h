@@ -35,6 +35,26 @@ void		PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint6
 /* Add one value (detoasted); false once the keys no longer fit (b->full). */
 bool		PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull);
 
+/* A key set whose keys the GPU collected from a table's pages. */
+typedef struct PgGpuCollected
+{
+	pg_gpu_keyset *ks;
+	uint64		keys;			/* non-NULL keys */
+	int			has_null;
+	bool		nonempty;		/* a row passed the build filter */
+	int64		pages;
+	double		gpu_ms;
+} PgGpuCollected;
+
+/*
+ * Run a collect task (pg_gpu_engine.h) over rel's pages for the snapshot: the
+ * keys of its passing rows as a key set of type settype (exec_agg.cpp).  False
+ * with *reason and msg set when the GPU could not.
+ */
+bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,
+							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
+							 size_t msglen);
+
 /* The key sets of one execution of a task. */
 typedef struct PgGpuSets
 {
@@ -43,6 +63,8 @@ typedef struct PgGpuSets
 	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
 	char		dict[PG_GPU_MAX_SETS][NAMEDATALEN];	/* a dictionary's name, pinned
 													 * ("" for other sets) */
+	bool		gpu_collected[PG_GPU_MAX_SETS];	/* keys collected from pages on
+													 * the GPU */
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
 	int64		distinct[PG_GPU_MAX_SETS];
 	double		build_ms;		/* collecting the keys and building the sets */

@@ -32,11 +32,15 @@ typedef struct PgGpuCompiler
  *   ARRAY:  (kind, Const array, Integer value type of its elements)
  *   CHILD:  (kind, Integer index in custom_plans, Integer resno of the key in the
  *            child's output, Integer value type, Integer 1: keys must be unique,
- *            String for EXPLAIN)
+ *            String for EXPLAIN[, Const bytea: a collect task (pg_gpu_engine.h)
+ *            over the build table's pages, Integer: that table's OID]); with the
+ *            task, the GPU collects the keys and the child runs only if it cannot
  *   DICT:   (kind, String name of a dictionary, dict.h)
  *   SUBPLAN: (kind, Integer plan_id of an uncorrelated x IN (SELECT ...)
  *            subplan, Integer value type)
  */
+#define PG_GPU_CHILD_TASK 6		/* the collect task's place in a CHILD source */
+
 typedef enum PgGpuSetKind
 {
 	PG_GPU_SET_ARRAY = 1,

@@ -313,14 +313,15 @@ plain_table(PlannerInfo *root, RelOptInfo *input_rel)
 }
 
 /*
- * Cost of streaming the table through the GPU: start-up (CUDA, once per backend),
+ * Cost of streaming the table through the GPU: start-up (CUDA, once per backend,
+ * unless another scan of the query starts it first),
  * pages read in place or copied, and tuple_factor units of per-tuple GPU work.
  */
 static double
-gpu_scan_cost(RelOptInfo *input_rel, double tuple_factor)
+gpu_scan_cost(RelOptInfo *input_rel, double tuple_factor, bool first = true)
 {
 	double		startup = pg_gpu_startup_cost +
-		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost);
+		(pg_gpu_engine_initialized() || !first ? 0.0 : pg_gpu_init_cost);
 	bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
 		input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
 
@@ -368,15 +369,68 @@ filter_text(List *quals, Oid relid, Index varno)
 										 false, false));
 }
 
+/* Running the build side once and collecting its keys. */
+static double
+set_build_cost(Path *build)
+{
+	return build->total_cost + build->rows * 2 * cpu_operator_cost;
+}
+
+/*
+ * When the build side is one plain table whose quals and key the GPU computes:
+ * a collect task over its pages, if that costs less than running its plan (or
+ * pg_gpu.force); else NULL.  *relid: the table; sj->build_cost: the build's cost
+ * either way.
+ */
+static Const *
+build_collect_task(PlannerInfo *root, PgGpuSetJoin *sj, Oid *relid)
+{
+	RelOptInfo *build = sj->build;
+	RangeTblEntry *rte;
+	PgGpuCompiler c;
+	pg_gpu_agg_task *task;
+	double		gpu_cost;
+
+	sj->build_cost = set_build_cost(sj->build_path);
+	if (build->reloptkind != RELOPT_BASEREL || build->rtekind != RTE_RELATION)
+		return NULL;
+	rte = planner_rt_fetch(build->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	gpu_cost = gpu_scan_cost(build, 1.0, false);
+	if (!pg_gpu_force && gpu_cost >= sj->build_cost)
+		return NULL;
+
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&c, task, build->relid);
+	if (!PgGpuCompileQuals(&c, ordered_quals(root, build->baserestrictinfo), &task->filter) ||
+		!PgGpuCompileExpr(&c, sj->build_key, &task->keys[0]) ||
+		PgGpuSetType(task->keys[0].type) != PgGpuSetType(sj->keytype) ||
+		c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
+		!relation_supported(rte->relid, task))
+		return NULL;
+	task->nkeys = 1;
+	task->collect = 1;
+	task->collect_hint = (int64) Min(build->rows, 1e12);
+	*relid = rte->relid;
+	sj->build_cost = Min(gpu_cost, sj->build_cost);
+	return task_const(task);
+}
+
 /*
  * The join's clause as the filter's last qual, answered by a key set of the
- * build side (the GpuAgg's second child); an anti-join keeps the rows it does
- * not match.  *unique: the source's flag that the keys must be unique; *set: the
- * set's index.  NIL if the task has no room.
+ * build side (the GpuAgg's second child, or its table's pages collected on the
+ * GPU); an anti-join keeps the rows it does not match.  *unique: the source's
+ * flag that the keys must be unique; *set: the set's index.  NIL if the task
+ * has no room.
  */
 static List *
-join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique, int *set)
+join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
+			  Integer **unique, int *set)
 {
+	Const	   *collect;
+	Oid			build_relid = InvalidOid;
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
 	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
 		sj->jointype == JOIN_ANTI ? "anti" : "inner";
@@ -388,6 +442,9 @@ join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique
 						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
 	/* for EXPLAIN */
 	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
+	if ((collect = build_collect_task(root, sj, &build_relid)) != NULL)
+		source = lappend(lappend(source, collect), makeInteger((int) build_relid));
+	Assert(collect == NULL || list_length(source) == PG_GPU_CHILD_TASK + 2);
 	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), source);
 	if (st->set < 0)
 		return NIL;
@@ -399,13 +456,6 @@ join_set_test(PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid, Integer **unique
 	return list_make1(sj->jointype == JOIN_ANTI
 					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(sj->clause), -1)
 					  : sj->clause);
-}
-
-/* Running the build side once and collecting its keys. */
-static double
-set_build_cost(Path *build)
-{
-	return build->total_cost + build->rows * 2 * cpu_operator_cost;
 }
 
 static void
@@ -455,7 +505,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	List	   *join_quals = NIL;
 
 	if (sj.probe &&
-		(join_quals = join_set_test(&b.comp, &sj, rte->relid, &unique, &join_set)) == NIL)
+		(join_quals = join_set_test(root, &b.comp, &sj, rte->relid, &unique, &join_set)) == NIL)
 		return;
 
 	/* GROUP BY keys */
@@ -599,7 +649,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	/* every group is handed to the Finalize Aggregate as one tuple */
 	cpath->path.startup_cost = gpu_scan_cost(scan_rel, 1.0) +
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
-		(sj.probe ? set_build_cost(sj.build_path) : 0.0);
+		(sj.probe ? sj.build_cost : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
@@ -954,7 +1004,7 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	PgGpuCompilerInit(&comp, task, scan_rel->relid);
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
 	if (sj->probe &&
-		(join_quals = join_set_test(&comp, sj, rte->relid, &unique, &join_set)) == NIL)
+		(join_quals = join_set_test(root, &comp, sj, rte->relid, &unique, &join_set)) == NIL)
 		return false;
 	if (!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter))
 		return sj->probe == NULL;
@@ -987,7 +1037,7 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	cpath->path.pathkeys = root->sort_pathkeys;
 	/* extraction and sort of every row; then every row comes back to the executor */
 	cpath->path.startup_cost = gpu_scan_cost(scan_rel, 2.0) +
-		(sj->probe ? set_build_cost(sj->build_path) : 0.0);
+		(sj->probe ? sj->build_cost : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu);

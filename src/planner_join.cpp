@@ -142,6 +142,7 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, int relid, PgGpuSetJoin *out)
 	target = set_pathtarget_cost_width(root, target);
 	out->build_path = (Path *) create_projection_path(root, build, build->cheapest_total_path,
 													  target);
+	out->build_key = bkey;
 	out->build_resno = 1;
 	out->build_valtype = bv;
 	out->probe = probe;

@@ -17,6 +17,8 @@ typedef struct PgGpuSetJoin
 	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER */
 	Expr	   *clause;			/* the equality (an OpExpr) */
 	Expr	   *probe_key;		/* its argument over the probe side */
+	Expr	   *build_key;		/* the equality's argument over the build side */
+	double		build_cost;		/* collecting its keys (set by the GPU planner) */
 	int			build_resno;	/* the build key's column in build_path's output */
 	int			build_valtype;	/* its pg_gpu_coltype */
 	int			keytype;		/* the comparison type (PgGpuSetKeyType) */

@@ -35,6 +35,16 @@ SELECT count(*) FROM js_w_empty JOIN js_k ON w = k;
 -- a compressed probe value
 SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);
 SELECT count(*) FROM js_w WHERE w IN (SELECT w FROM js_toast);
+-- the build table as this transaction sees it (its keys collected from its pages),
+-- keys from an expression, and a build filter the GPU cannot run (its plan runs)
+BEGIN;
+DELETE FROM js_k WHERE i4 % 2 = 0;
+INSERT INTO js_k VALUES (md5('1'), 'v1', '1', 1, 1, NULL);
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js_k.i8 = js_w.i8);
+ROLLBACK;
+SELECT count(*), sum(id) FROM js_w WHERE i8 IN (SELECT i4 * 2 FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE k ~ '^[0-7]');
 -- x [NOT] IN (SELECT ...) left as a subplan: its keys, with IN's NULL rules
 SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_u);
 SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
