@@ -20,6 +20,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -175,7 +176,7 @@ struct Table
 };
 
 static Table
-make_table(std::mt19937_64 &rng, int nrows, bool special)
+make_table(std::mt19937_64 &rng, int nrows, bool special, bool toast = true)
 {
 	Table		tb;
 	PageBuilder pb;
@@ -211,7 +212,7 @@ make_table(std::mt19937_64 &rng, int nrows, bool special)
 		r.id = i;
 		int			tl = pct(rng);
 
-		r.textlen = tl < 5 ? -1 : (tl < 15 ? 200 + tl : tl % 40);
+		r.textlen = (tl < 5 && toast) ? -1 : (tl < 15 ? 200 + tl : tl % 40);
 		r.i2 = (int16_t) (rng() & 0xFFFF);
 		r.i4 = (int32_t) (rng() & 0xFFFFFFFF);
 		r.i8 = (int64_t) rng();
@@ -422,7 +423,9 @@ run_engine(const Table &tb, pg_gpu_agg_task t, int chunk_pages, pg_gpu_agg_resul
 				s.refs[n].vis_idx = nvis++;
 			}
 		}
-		CHECK(pg_gpu_agg_submit(agg, slot, n, nvis, &err) == PG_GPU_OK, "submit %s", err.message);
+		/* the emulation reports a compressed value at once; callers check *st */
+		if ((*st = pg_gpu_agg_submit(agg, slot, n, nvis, &err)) != PG_GPU_OK)
+			return agg;
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
 	while (!pg_gpu_agg_all_idle(agg))
@@ -959,6 +962,128 @@ test_dict(std::mt19937_64 &rng, int kind, uint64_t n, bool gpu)
 	pg_gpu_dict_free(d);
 }
 
+/* ---- collect tasks: the keys of passing rows, as a key set -------------- */
+
+/*
+ * Collect the text column (col 1) or i4 (col 6) of the visible rows whose i2 is
+ * not NULL, with a hint of one key (the GPU's arrays must grow), and compare
+ * the set with the rows: key count, distinct keys, the NULL flag, every key
+ * found and absent ones not.
+ */
+static void
+test_collect(const Table &tb, int col, bool emulate, int chunk)
+{
+	bool		text = col == 1;
+	pg_gpu_agg_task t = make_task();
+	int			kcol = text ? 0 : 1;	/* cols sorted by attribute */
+	int			icol = text ? 1 : 0;
+	char		what[96];
+
+	snprintf(what, sizeof(what), "%s collect %s chunk %d", emulate ? "emulated" : "gpu",
+			 text ? "text" : "int4", chunk);
+	t.ninputs = 0;
+	t.nprog = 0;
+	t.ncols = 2;
+	t.cols[kcol].attidx = (int16_t) col;
+	t.cols[kcol].type = text ? PG_GPU_TEXT : PG_GPU_INT4;
+	t.cols[icol].attidx = 2;
+	t.cols[icol].type = PG_GPU_INT2;
+	t.filter.start = 0;
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT2, icol);
+	emit_op(t, PG_GPU_OP_ISNOTNULL, PG_GPU_BOOL);
+	t.filter.len = 2;
+	t.filter.type = PG_GPU_BOOL;
+	t.keys[0].start = 2;
+	emit_op(t, PG_GPU_OP_COL, t.cols[kcol].type, kcol);
+	t.keys[0].len = 1;
+	t.keys[0].type = t.cols[kcol].type;
+	t.nkeys = 1;
+	t.collect = 1;
+	t.collect_hint = 1;
+	t.emulate = emulate ? 1 : 0;
+
+	/* the rows' keys */
+	std::vector<std::string> want;
+	bool		want_null = false,
+				toasted = false;
+	int64_t		want_rows = 0;
+
+	for (const Row &r : tb.rows)
+	{
+		if (!r.visible || r.null[2])
+			continue;
+		want_rows++;
+		if (r.null[col])
+			want_null = true;
+		else if (!text)
+			want.push_back(std::to_string(r.i4));
+		else if (r.textlen < 0)
+			toasted = true;
+		else
+			want.push_back(std::string(r.textlen, r.textlen + 1 <= 127 ? 'a' : 'b'));
+	}
+
+	pg_gpu_agg_result res;
+	pg_gpu_status st;
+	pg_gpu_agg *agg = run_engine(tb, t, chunk, &res, &st);
+
+	if (!agg)
+		return;
+	if (toasted)
+	{
+		CHECK(st == PG_GPU_TOASTED, "%s: status %d, TOASTED expected", what, (int) st);
+		pg_gpu_agg_end(agg);
+		return;
+	}
+	CHECK(st == PG_GPU_OK, "%s: finish status %d", what, (int) st);
+
+	uint64_t	nkeys = 0;
+	int			has_null = 0;
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_agg_keyset(agg, text ? PG_GPU_TEXT : PG_GPU_INT8, &nkeys, &has_null,
+										  &err);
+
+	pg_gpu_agg_end(agg);		/* the set outlives the task */
+	CHECK(ks != nullptr, "%s: keyset: %s", what, err.message);
+	if (!ks)
+		return;
+	std::set<std::string> distinct(want.begin(), want.end());
+
+	CHECK(nkeys == want.size(), "%s: %llu keys vs %zu", what, (unsigned long long) nkeys, want.size());
+	CHECK(pg_gpu_keyset_size(ks) == distinct.size(), "%s: %llu distinct vs %zu", what,
+		  (unsigned long long) pg_gpu_keyset_size(ks), distinct.size());
+	CHECK(has_null == (want_null ? 1 : 0), "%s: has_null %d", what, has_null);
+	CHECK(res.nrows == want_rows, "%s: rows %lld vs %lld", what, (long long) res.nrows,
+		  (long long) want_rows);
+
+	/* every distinct key, then ones that are not there */
+	std::vector<std::string> probes(distinct.begin(), distinct.end());
+	size_t		present = probes.size();
+
+	probes.push_back(text ? std::string(45, 'a') : std::to_string((int64_t) 1 << 40));
+	probes.push_back(text ? std::string(3, 'c') : std::to_string(-((int64_t) 1 << 40)));
+	std::vector<int64_t> vals;
+	std::vector<char> data;
+	std::vector<uint64_t> off = {0};
+
+	for (const std::string &k : probes)
+	{
+		vals.push_back(text ? 0 : std::stoll(k));
+		data.insert(data.end(), k.begin(), k.end());
+		off.push_back(data.size());
+	}
+	std::vector<int64_t> out(probes.size());
+
+	CHECK(pg_gpu_keyset_probe(ks, probes.size(), vals.data(), data.data(), off.data(), out.data(),
+							  &err) == PG_GPU_OK, "%s: probe: %s", what, err.message);
+	int			bad = 0;
+
+	for (size_t j = 0; j < probes.size(); j++)
+		bad += (out[j] >= 0) != (j < present);
+	CHECK(bad == 0, "%s: %d of %zu probes wrong", what, bad, probes.size());
+	pg_gpu_keyset_free(ks);
+}
+
 int
 main()
 {
@@ -1004,6 +1129,16 @@ main()
 			}
 		}
 	}
+	for (int n : sizes)
+		for (int toast = 0; toast < 2; toast++)
+		{
+			Table		tb = make_table(rng, n, false, toast != 0);
+
+			for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+				for (int col : {1, 6})
+					for (int chunk : {4096, 3, 1})
+						test_collect(tb, col, emulate != 0, chunk);
+		}
 	for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
 		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})
 			for (uint64_t n : {0ULL, 1ULL, 1000ULL, 200000ULL})
