@@ -89,7 +89,7 @@ WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Sorted Runs Merged", "GpuSort Wall Time",
-             "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Key Set Collect Time",
+             "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Key Set Collect Time", "Key Set GPU Time",
              "Workers Launched")
 
 
@@ -152,6 +152,8 @@ def main():
     ap.add_argument("--gpu-sessions", type=int, default=3)
     ap.add_argument("--dict", action="store_true",
                     help="dictionaries: the words looked up in a dictionary of the 1 M keys, hash and trie")
+    ap.add_argument("--gpu-set", action="append", default=[],
+                    help="a setting for the GPU runs, e.g. 'pg_gpu.pin_workers_min_pages = 2048' (repeatable)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
 
@@ -198,6 +200,10 @@ def main():
         gpu_set = [f"pg_gpu.pin_workers = {best[0]}"]
     elif a.pin_workers:
         gpu_set = [f"pg_gpu.pin_workers = {a.pin_workers}"]
+    gpu_set += a.gpu_set
+    if a.gpu_set:
+        pr("GPU runs also set: " + "; ".join(a.gpu_set))
+        pr()
     pr("| query | PG serial ms | PG 8 workers ms | pg_gpu ms | vs serial | vs parallel | GB/s (of 55 PCIe) | GPU kernel ms | plan |")
     pr("|---|---|---|---|---|---|---|---|---|")
     pg_seen = {}     # PostgreSQL's timings by query text: Q4m's are Q4's

@@ -66,8 +66,8 @@ BEGIN
     RETURN 'ok';
   END IF;
   ks := jsonb_path_query_first(p, 'strict $.**."Key Set"') #>> '{}';
-  IF (ks LIKE '%collected on the GPU)' AND want = 'pages') OR
-     (ks NOT LIKE '%collected on the GPU)' AND want = 'plan') THEN
+  IF (ks LIKE '%collected on the GPU from % pages)' AND want = 'pages') OR
+     (ks NOT LIKE '%collected on the GPU from %' AND want = 'plan') THEN
     RETURN 'ok';
   END IF;
   RETURN coalesce(ks, 'no key set');

@@ -278,7 +278,9 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 	PgGpuFreeSets(sets);
 	sets->nbuilt = 0;
 	sets->collect_ms = 0;
+	sets->collect_gpu_ms = 0;
 	memset(sets->gpu_collected, 0, sizeof(sets->gpu_collected));
+	memset(sets->collect_pages, 0, sizeof(sets->collect_pages));
 	foreach(lc, sources)
 	{
 		List	   *src = (List *) lfirst(lc);
@@ -358,6 +360,8 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 				sets->ks[i] = col.ks;
 				sets->n = i + 1;
 				sets->gpu_collected[i] = true;
+				sets->collect_pages[i] = col.pages;
+				sets->collect_gpu_ms += col.gpu_ms;
 				sets->keys[i] = (int64) col.keys;
 				ref->has_null = col.has_null != 0;
 				ref->nonempty = col.nonempty;
@@ -449,9 +453,14 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		else
 			appendStringInfoString(&buf, strVal(list_nth(src, 5)));
 		if (analyze && i < sets->nbuilt)
-			appendStringInfo(&buf, " (%lld keys, %lld distinct%s)", (long long) sets->keys[i],
-							 (long long) sets->distinct[i],
-							 sets->gpu_collected[i] ? ", collected on the GPU" : "");
+		{
+			appendStringInfo(&buf, " (%lld keys, %lld distinct", (long long) sets->keys[i],
+							 (long long) sets->distinct[i]);
+			if (sets->gpu_collected[i])
+				appendStringInfo(&buf, ", collected on the GPU from %lld pages",
+								 (long long) sets->collect_pages[i]);
+			appendStringInfoChar(&buf, ')');
+		}
 		ExplainPropertyText("Key Set", buf.data, es);
 		i++;
 	}
@@ -459,5 +468,7 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 	{
 		ExplainPropertyFloat("Key Set Build Time", "ms", sets->build_ms, 3, es);
 		ExplainPropertyFloat("Key Set Collect Time", "ms", sets->collect_ms, 3, es);
+		if (sets->collect_gpu_ms > 0)
+			ExplainPropertyFloat("Key Set GPU Time", "ms", sets->collect_gpu_ms, 3, es);
 	}
 }

@@ -63,12 +63,14 @@ typedef struct PgGpuSets
 	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
 	char		dict[PG_GPU_MAX_SETS][NAMEDATALEN];	/* a dictionary's name, pinned
 													 * ("" for other sets) */
-	bool		gpu_collected[PG_GPU_MAX_SETS];	/* keys collected from pages on
-													 * the GPU */
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
 	int64		distinct[PG_GPU_MAX_SETS];
 	double		build_ms;		/* collecting the keys and building the sets */
 	double		collect_ms;		/* ... of which running the sources, collecting */
+	double		collect_gpu_ms;	/* GPU time of collections from pages */
+	bool		gpu_collected[PG_GPU_MAX_SETS];	/* keys collected from pages on
+													 * the GPU ... */
+	int64		collect_pages[PG_GPU_MAX_SETS];	/* ... of so many pages */
 } PgGpuSets;
 
 /*
