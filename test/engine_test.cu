@@ -1010,16 +1010,19 @@ test_collect(const Table &tb, int col, bool emulate, int chunk)
 
 	for (const Row &r : tb.rows)
 	{
-		if (!r.visible || r.null[2])
+		/* a compressed value in a column read stops the task, filter or not */
+		if (!r.visible)
+			continue;
+		if (text && !r.null[1] && r.textlen < 0)
+			toasted = true;
+		if (r.null[2])
 			continue;
 		want_rows++;
 		if (r.null[col])
 			want_null = true;
 		else if (!text)
 			want.push_back(std::to_string(r.i4));
-		else if (r.textlen < 0)
-			toasted = true;
-		else
+		else if (r.textlen >= 0)
 			want.push_back(std::string(r.textlen, r.textlen + 1 <= 127 ? 'a' : 'b'));
 	}
 
