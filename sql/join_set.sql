@@ -77,14 +77,21 @@ SELECT js_keys_from('SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM j
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE i8 IN (SELECT i4 * 2 FROM js_k WHERE k <> '''')', 'pages');
 SELECT js_keys_from('SELECT count(*) FROM js_w JOIN js_k ON w = k', 'pages');
 SELECT js_keys_from('SELECT id FROM js_w WHERE c IN (SELECT c FROM js_k) ORDER BY id', 'pages');
+-- x [NOT] IN (SELECT ...) left as a subplan that scans one table
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k)', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE i8 NOT IN (SELECT i4 FROM js_k WHERE i4 IS NOT NULL)', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k) OR id < 100', 'pages');
 SET pg_gpu.chunk_pages = 1;
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k)', 'pages');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE k IS NOT NULL)', 'pages');
 RESET pg_gpu.chunk_pages;
 -- a compressed key: the build plan runs instead; so it does for a filter the
 -- GPU cannot run, and for a build side that is not one table
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT w FROM js_toast)', 'plan');
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE k ~ ''^[0-7]'')', 'plan');
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k UNION ALL SELECT k FROM js_u)', 'plan');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k UNION ALL SELECT k FROM js_u)', 'plan');
+SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT w FROM js_toast)', 'plan');
 DROP FUNCTION js_keys_from(text, text);
 
 -- plans: the key set's source is the GpuAgg's second child

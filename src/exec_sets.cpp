@@ -227,16 +227,33 @@ set_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, bool unique, PgGpuFallbac
 	return true;
 }
 
+/* Set i from keys the GPU collected (sets->ks[i] and the task's ref filled). */
+static bool
+collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col, bool unique,
+				instr_time t0c, PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	sets->collect_ms += ms_since(t0c);
+	sets->ks[i] = col->ks;
+	sets->n = i + 1;
+	sets->gpu_collected[i] = true;
+	sets->collect_pages[i] = col->pages;
+	sets->collect_gpu_ms += col->gpu_ms;
+	sets->keys[i] = (int64) col->keys;
+	ref->has_null = col->has_null != 0;
+	ref->nonempty = col->nonempty;
+	return set_ready(sets, i, ref, unique, reason, msg, msglen);
+}
+
 /*
- * A CHILD source whose build side is one table the GPU can scan: collect its
- * keys from its pages.  False when the GPU could not (noted, and the child
+ * A CHILD or SUBPLAN source whose keys come from one table the GPU can scan
+ * (its collect task at position at): collect them from its pages.  False when the GPU could not (noted, and the child
  * plan then runs instead).
  */
 static bool
-collect_on_gpu(List *src, EState *estate, int settype, PgGpuCollected *col)
+collect_on_gpu(List *src, int at, EState *estate, int settype, PgGpuCollected *col)
 {
-	Const	   *tc = (Const *) list_nth(src, PG_GPU_CHILD_TASK);
-	Oid			relid = (Oid) intVal(list_nth(src, PG_GPU_CHILD_TASK + 1));
+	Const	   *tc = (Const *) list_nth(src, at);
+	Oid			relid = (Oid) intVal(list_nth(src, at + 1));
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(tc->constvalue));
 	PgGpuFallback reason;
 	char		msg[256];
@@ -287,6 +304,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		int			kind = intVal(linitial(src));
 		bool		unique = false;
 		PgGpuKeyBuf b;
+		PgGpuCollected col;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
 		instr_time	t0c;
@@ -315,6 +333,18 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 			PgGpuKeyBufInit(&b, intVal(lthird(src)), ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32,
 							limit, cxt);
 			collect_array(&b, arr);
+		}
+		else if (kind == PG_GPU_SET_SUBPLAN && list_length(src) > PG_GPU_SUBPLAN_TASK &&
+				 collect_on_gpu(src, PG_GPU_SUBPLAN_TASK, estate, ref->type, &col))
+		{
+			/* the subplan's table read on the GPU: the subplan itself never runs */
+			if (!collected_ready(sets, i, ref, &col, false, t0c, reason, msg, msglen))
+			{
+				ok = false;
+				break;
+			}
+			i++;
+			continue;
 		}
 		else if (kind == PG_GPU_SET_SUBPLAN)
 		{
@@ -349,23 +379,12 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 		else
 		{
 			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
-			PgGpuCollected col;
 
 			unique = intVal(list_nth(src, 4)) != 0;
 			if (list_length(src) > PG_GPU_CHILD_TASK &&
-				collect_on_gpu(src, estate, ref->type, &col))
+				collect_on_gpu(src, PG_GPU_CHILD_TASK, estate, ref->type, &col))
 			{
-				/* the build table's keys, collected from its pages by the GPU */
-				sets->collect_ms += ms_since(t0c);
-				sets->ks[i] = col.ks;
-				sets->n = i + 1;
-				sets->gpu_collected[i] = true;
-				sets->collect_pages[i] = col.pages;
-				sets->collect_gpu_ms += col.gpu_ms;
-				sets->keys[i] = (int64) col.keys;
-				ref->has_null = col.has_null != 0;
-				ref->nonempty = col.nonempty;
-				if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
+				if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
 				{
 					ok = false;
 					break;

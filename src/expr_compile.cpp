@@ -34,6 +34,9 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -43,6 +46,7 @@ extern "C" {
 #include "pg_gpu.h"
 #include "expr_compile.h"
 #include "dict.h"
+#include "planner_join.h"
 
 /*
  * From utils/pg_locale.h, which cannot be included where PostgreSQL was built with
@@ -574,6 +578,38 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
  * IN's three-valued answer.  (An AlternativeSubPlan, which setrefs resolves later,
  * only arises for EXISTS, whose answer is not a key set's: left to PostgreSQL.)
  */
+/*
+ * When the subplan is a plain scan of one table (a Seq Scan whose filter and
+ * first output column the GPU computes): its table's pages can give the keys,
+ * as a join's build table's do.  The collect task and the table, or NIL.
+ */
+static List *
+subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
+{
+	PlannerInfo *subroot;
+	Plan	   *plan;
+	Index		scanrelid;
+	Const	   *task;
+	Oid			relid;
+	double		cost;
+
+	if (c->root == NULL || sp->plan_id < 1 || sp->plan_id > list_length(c->root->glob->subplans))
+		return NIL;
+	plan = (Plan *) list_nth(c->root->glob->subplans, sp->plan_id - 1);
+	subroot = (PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1);
+	if (plan == NULL || subroot == NULL || !IsA(plan, SeqScan) || plan->lefttree != NULL ||
+		plan->initPlan != NIL || plan->targetlist == NIL)
+		return NIL;
+	scanrelid = ((Scan *) plan)->scanrelid;
+	if (scanrelid < 1 || (int) scanrelid >= subroot->simple_rel_array_size)
+		return NIL;
+	task = PgGpuCollectTask(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
+							linitial_node(TargetEntry, plan->targetlist)->expr, settype,
+							plan->total_cost + plan->plan_rows * 2 * cpu_operator_cost, &cost,
+							&relid);
+	return task ? list_make2(task, makeInteger((int) relid)) : NIL;
+}
+
 static bool
 compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 {
@@ -604,8 +640,9 @@ compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 								   exprType((Node *) lsecond(op->args)), op->inputcollid)) == 0)
 		return false;
 	set = PgGpuAddSet(c, PgGpuSetType(keytype),
-					  list_make3(makeInteger(PG_GPU_SET_SUBPLAN), makeInteger(sp->plan_id),
-								 makeInteger(valtype)));
+					  list_concat(list_make3(makeInteger(PG_GPU_SET_SUBPLAN),
+											 makeInteger(sp->plan_id), makeInteger(valtype)),
+								  subplan_collect(c, sp, PgGpuSetType(keytype))));
 	if (set < 0 || !compile(c, (Expr *) linitial(op->args), &t))
 		return false;
 	*type = PG_GPU_BOOL;

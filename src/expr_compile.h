@@ -24,6 +24,8 @@ typedef struct PgGpuCompiler
 	uint8		atttype[PG_GPU_MAX_COLS];
 	List	   *set_sources;	/* where each of task->sets comes from (below) */
 	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
+	struct PlannerInfo *root;	/* the query's, when planning (NULL: no
+								 * subplan's keys collected on the GPU) */
 } PgGpuCompiler;
 
 /*
@@ -37,9 +39,11 @@ typedef struct PgGpuCompiler
  *            task, the GPU collects the keys and the child runs only if it cannot
  *   DICT:   (kind, String name of a dictionary, dict.h)
  *   SUBPLAN: (kind, Integer plan_id of an uncorrelated x IN (SELECT ...)
- *            subplan, Integer value type)
+ *            subplan, Integer value type[, Const collect task, Integer table
+ *            OID: when the subplan is a scan of one table, as for CHILD])
  */
 #define PG_GPU_CHILD_TASK 6		/* the collect task's place in a CHILD source */
+#define PG_GPU_SUBPLAN_TASK 3	/* ... in a SUBPLAN source */
 
 typedef enum PgGpuSetKind
 {

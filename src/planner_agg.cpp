@@ -376,45 +376,39 @@ set_build_cost(Path *build)
 	return build->total_cost + build->rows * 2 * cpu_operator_cost;
 }
 
-/*
- * When the build side is one plain table whose quals and key the GPU computes:
- * a collect task over its pages, if that costs less than running its plan (or
- * pg_gpu.force); else NULL.  *relid: the table; sj->build_cost: the build's cost
- * either way.
- */
-static Const *
-build_collect_task(PlannerInfo *root, PgGpuSetJoin *sj, Oid *relid)
+Const *
+PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int settype,
+				 double cpu_cost, double *cost, Oid *relid)
 {
-	RelOptInfo *build = sj->build;
 	RangeTblEntry *rte;
 	PgGpuCompiler c;
 	pg_gpu_agg_task *task;
 	double		gpu_cost;
 
-	sj->build_cost = set_build_cost(sj->build_path);
-	if (build->reloptkind != RELOPT_BASEREL || build->rtekind != RTE_RELATION)
+	*cost = cpu_cost;
+	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
 		return NULL;
-	rte = planner_rt_fetch(build->relid, root);
+	rte = planner_rt_fetch(rel->relid, root);
 	if (rte->inh || rte->tablesample ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
 		return NULL;
-	gpu_cost = gpu_scan_cost(build, 1.0, false);
-	if (!pg_gpu_force && gpu_cost >= sj->build_cost)
+	gpu_cost = gpu_scan_cost(rel, 1.0, false);
+	if (!pg_gpu_force && gpu_cost >= cpu_cost)
 		return NULL;
 
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
-	PgGpuCompilerInit(&c, task, build->relid);
-	if (!PgGpuCompileQuals(&c, ordered_quals(root, build->baserestrictinfo), &task->filter) ||
-		!PgGpuCompileExpr(&c, sj->build_key, &task->keys[0]) ||
-		PgGpuSetType(task->keys[0].type) != PgGpuSetType(sj->keytype) ||
+	PgGpuCompilerInit(&c, task, rel->relid);
+	if (!PgGpuCompileQuals(&c, quals, &task->filter) ||
+		!PgGpuCompileExpr(&c, key, &task->keys[0]) ||
+		PgGpuSetType(task->keys[0].type) != settype ||
 		c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
 		!relation_supported(rte->relid, task))
 		return NULL;
 	task->nkeys = 1;
 	task->collect = 1;
-	task->collect_hint = (int64) Min(build->rows, 1e12);
+	task->collect_hint = (int64) Min(rel->rows, 1e12);
 	*relid = rte->relid;
-	sj->build_cost = Min(gpu_cost, sj->build_cost);
+	*cost = Min(gpu_cost, cpu_cost);
 	return task_const(task);
 }
 
@@ -442,7 +436,10 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
 	/* for EXPLAIN */
 	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
-	if ((collect = build_collect_task(root, sj, &build_relid)) != NULL)
+	collect = PgGpuCollectTask(root, sj->build, ordered_quals(root, sj->build->baserestrictinfo),
+							   sj->build_key, PgGpuSetType(sj->keytype),
+							   set_build_cost(sj->build_path), &sj->build_cost, &build_relid);
+	if (collect != NULL)
 		source = lappend(lappend(source, collect), makeInteger((int) build_relid));
 	Assert(collect == NULL || list_length(source) == PG_GPU_CHILD_TASK + 2);
 	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), source);
@@ -499,6 +496,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 	memset(&b, 0, sizeof(b));
 	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&b.comp, b.task, scan_rel->relid);
+	b.comp.root = root;
 
 	/* the table's quals; the join's test is added to them below */
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
@@ -1002,6 +1000,7 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&comp, task, scan_rel->relid);
+	comp.root = root;
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
 	if (sj->probe &&
 		(join_quals = join_set_test(root, &comp, sj, rte->relid, &unique, &join_set)) == NIL)

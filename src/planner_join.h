@@ -24,6 +24,16 @@ typedef struct PgGpuSetJoin
 	int			keytype;		/* the comparison type (PgGpuSetKeyType) */
 } PgGpuSetJoin;
 
+/*
+ * A collect task (pg_gpu_engine.h) over one plain table, rel of root: the keys
+ * key of its rows that pass quals, for a key set of type settype.  NULL when the
+ * GPU cannot compute them, or (unless pg_gpu.force) when scanning the table's
+ * pages costs more than cpu_cost, the CPU's way to the keys.  *cost: the
+ * cheaper of the two; *relid: the table (planner_agg.cpp).
+ */
+Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key,
+							 int settype, double cpu_cost, double *cost, Oid *relid);
+
 /* Whether joinrel is such a join; fills *out. */
 bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
 

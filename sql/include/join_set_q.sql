@@ -42,6 +42,7 @@ DELETE FROM js_k WHERE i4 % 2 = 0;
 INSERT INTO js_k VALUES (md5('1'), 'v1', '1', 1, 1, NULL);
 SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k);
 SELECT count(*), sum(id) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js_k.i8 = js_w.i8);
+SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE k IS NOT NULL);
 ROLLBACK;
 SELECT count(*), sum(id) FROM js_w WHERE i8 IN (SELECT i4 * 2 FROM js_k);
 SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE k ~ '^[0-7]');
