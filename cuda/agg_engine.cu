@@ -1034,7 +1034,10 @@ collect_alloc(pg_gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint
 
 		if ((s2 = device_alloc(size, &q, err)) != PG_GPU_OK)
 			return s2;
-		if (keep > 0 && cudaMemcpy(q, *p, keep, cudaMemcpyDeviceToDevice) != cudaSuccess)
+		/* a device-to-device copy may still run when cudaMemcpy returns */
+		if (keep > 0 &&
+			(cudaMemcpy(q, *p, keep, cudaMemcpyDeviceToDevice) != cudaSuccess ||
+			 cudaStreamSynchronize(0) != cudaSuccess))
 		{
 			device_free(q);
 			return from_cuda(err, cudaGetLastError(), "cudaMemcpy keys");
@@ -1044,6 +1047,8 @@ collect_alloc(pg_gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint
 		return PG_GPU_OK;
 	};
 
+	keys = std::min(keys, co.cap);		/* never more than the old arrays hold */
+	used = std::min(used, co.bytes);
 	if (!text)
 		st = move((void **) &co.vals, cap * sizeof(int64_t), keys * sizeof(int64_t));
 	else if ((st = move((void **) &co.src, cap * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK &&
@@ -1064,9 +1069,17 @@ static pg_gpu_status
 collect_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 {
 	uint64_t	hint = agg->task.collect_hint > 0 ? (uint64_t) agg->task.collect_hint : 0;
+	uint64_t	pages = agg->task.total_pages > 0 ? (uint64_t) agg->task.total_pages : 0;
 	uint64_t	cap = hint + hint / 4 + 1024;
 	uint64_t	bytes = (hint + hint / 4) * 40 + (uint64_t) agg->capacity * PG_GPU_BLCKSZ;
 	pg_gpu_status st;
+
+	/* a table of known size holds no more keys, nor bytes, than its pages */
+	if (pages > 0)
+	{
+		cap = std::min(cap, pages * PG_GPU_MAX_TUPLES_PER_PAGE + 1024);
+		bytes = std::min(bytes, pages * PG_GPU_BLCKSZ);
+	}
 
 	if ((st = device_alloc(3 * sizeof(unsigned long long), (void **) &agg->co.count, err)) != PG_GPU_OK)
 		return st;
@@ -1127,6 +1140,11 @@ agg_setup(pg_gpu_agg *agg, pg_gpu_error *err)
 	}
 	if (agg->collecting && (st = collect_setup(agg, err)) != PG_GPU_OK)
 		return st;
+	/*
+	 * The tables' cudaMemsets ran on the legacy stream, which the slots'
+	 * non-blocking streams do not wait for.
+	 */
+	PG_GPU_TRY(err, cudaStreamSynchronize(0));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->last_done));
 
@@ -1468,6 +1486,9 @@ collect_reserve(pg_gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 	unsigned long long used[2];
 	pg_gpu_status st;
 
+	/* key sets index keys with 32 bits, and text offsets are scanned as int */
+	if (agg->co_bound + tuples >= 0x7FFFFFFFULL)
+		return set_error(err, PG_GPU_OUT_OF_MEMORY, "too many keys for one key set");
 	if (agg->co_bound + tuples <= co.cap && agg->co_bbound + bytes <= co.bytes)
 	{
 		agg->co_bound += tuples;
@@ -1885,7 +1906,8 @@ pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_g
 
 			collect_pack_kernel<<<(int) std::min<uint64_t>(b, 65535), 256>>>(co.arena, co.src, off,
 																		   n, data);
-			st = cuda_status(err, cudaGetLastError(), "collect_pack_kernel");
+			if ((st = cuda_status(err, cudaGetLastError(), "collect_pack_kernel")) == PG_GPU_OK)
+				st = cuda_status(err, cudaStreamSynchronize(0), "collect_pack_kernel");
 		}
 		device_free(co.arena);
 		device_free(co.src);

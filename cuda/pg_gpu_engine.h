@@ -273,7 +273,8 @@ typedef struct pg_gpu_agg_task
 	 * Collect tasks (collect = 1): one key program (keys[0], an integer or text
 	 * type, nkeys = 1) and no aggregate inputs.  The engine keeps the key of
 	 * every row that passes the filter (NULLs only noted) and after finish hands
-	 * them over as a key set (pg_gpu_agg_keyset).  collect_hint: keys expected.
+	 * them over as a key set (pg_gpu_agg_keyset).  collect_hint: keys expected;
+	 * total_pages, when set, the table's pages (they bound the keys' buffers).
 	 */
 	int32_t		collect;
 	int64_t		collect_hint;

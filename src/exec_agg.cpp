@@ -910,6 +910,7 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 	}
 	memset(ps.pins, 0, sizeof(ps.pins));
 	scan_prepare(&ps, rel, snapshot, CurrentMemoryContext, task);
+	task->total_pages = Max(ps.nblocks, 1);	/* bounds the keys' buffers */
 	INSTR_TIME_SET_CURRENT(lapt);
 
 	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
@@ -934,7 +935,8 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 	}
 	PG_CATCH();
 	{
-		pg_gpu_agg_end(ps.agg);
+		/* read again after the longjmp */
+		pg_gpu_agg_end(((volatile PgGpuPageScan *) &ps)->agg);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -993,7 +995,8 @@ run_on_gpu(GpuAggState *s)
 	}
 
 	if (s->set_sources != NIL &&
-		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, &s->task, &s->sets,
+		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state,
+						s->sort ? PG_GPU_NODE_SORT : PG_GPU_NODE_AGG, &s->task, &s->sets,
 						&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
 	s->agg = pg_gpu_agg_begin(&s->task, &err);

@@ -250,7 +250,8 @@ collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col
  * plan then runs instead).
  */
 static bool
-collect_on_gpu(List *src, int at, EState *estate, int settype, PgGpuCollected *col)
+collect_on_gpu(List *src, int at, EState *estate, PgGpuNode node, int settype,
+			   PgGpuCollected *col)
 {
 	Const	   *tc = (Const *) list_nth(src, at);
 	Oid			relid = (Oid) intVal(list_nth(src, at + 1));
@@ -269,14 +270,15 @@ collect_on_gpu(List *src, int at, EState *estate, int settype, PgGpuCollected *c
 		char		detail[300];
 
 		snprintf(detail, sizeof(detail), "collecting the build side's keys: %s", msg);
-		PgGpuNoteFallback(PG_GPU_NODE_AGG, reason, detail);
+		PgGpuNoteFallback(node, reason, detail);
 	}
 	return ok;
 }
 
 bool
-PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
-			   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen)
+PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
+			   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason, char *msg,
+			   size_t msglen)
 {
 	/*
 	 * The keys' buffers live in their own context (repalloc keeps them there);
@@ -335,7 +337,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 			collect_array(&b, arr);
 		}
 		else if (kind == PG_GPU_SET_SUBPLAN && list_length(src) > PG_GPU_SUBPLAN_TASK &&
-				 collect_on_gpu(src, PG_GPU_SUBPLAN_TASK, estate, ref->type, &col))
+				 collect_on_gpu(src, PG_GPU_SUBPLAN_TASK, estate, node, ref->type, &col))
 		{
 			/* the subplan's table read on the GPU: the subplan itself never runs */
 			if (!collected_ready(sets, i, ref, &col, false, t0c, reason, msg, msglen))
@@ -382,7 +384,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *t
 
 			unique = intVal(list_nth(src, 4)) != 0;
 			if (list_length(src) > PG_GPU_CHILD_TASK &&
-				collect_on_gpu(src, PG_GPU_CHILD_TASK, estate, ref->type, &col))
+				collect_on_gpu(src, PG_GPU_CHILD_TASK, estate, node, ref->type, &col))
 			{
 				if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
 				{

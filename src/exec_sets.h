@@ -76,11 +76,13 @@ typedef struct PgGpuSets
 /*
  * Build every set the sources (expr_compile.h) describe and point task->sets at
  * them.  children: the node's child plan states (CHILD sources index them);
- * estate: the query's (SUBPLAN sources run its subplans).
+ * estate: the query's (SUBPLAN sources run its subplans); node: the one
+ * whose statistics count a collection the GPU gave back to the CPU.
  * False with *reason and msg set when the GPU cannot run the task.
  */
-bool		PgGpuBuildSets(List *sources, List *children, EState *estate, pg_gpu_agg_task *task,
-						   PgGpuSets *sets, PgGpuFallback *reason, char *msg, size_t msglen);
+bool		PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
+						   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason,
+						   char *msg, size_t msglen);
 
 /* Release the sets (after the engine that probes them); safe to repeat. */
 void		PgGpuFreeSets(PgGpuSets *sets);

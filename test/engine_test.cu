@@ -61,6 +61,20 @@ struct Row
 	bool		dead;			/* LP_DEAD line pointer */
 };
 
+/*
+ * An in-line text value's bytes: letters that depend on the row and the
+ * position, so keys of one length differ (a few repeat: ids 26 apart).
+ */
+static std::string
+row_text(const Row &r)
+{
+	std::string t(r.textlen, 'a');
+
+	for (int j = 0; j < r.textlen; j++)
+		t[j] = (char) ('a' + (r.id % 26 + j) % 26);
+	return t;
+}
+
 struct PageBuilder
 {
 	std::vector<uint8_t> page;
@@ -113,17 +127,20 @@ struct PageBuilder
 			}
 			else if (r.textlen + 1 <= 127)
 			{
-				std::vector<uint8_t> v(1 + r.textlen, 'a');
+				std::string txt = row_text(r);
+				std::vector<uint8_t> v(1, (uint8_t) (((1 + r.textlen) << 1) | 1));
 
-				v[0] = (uint8_t) (((1 + r.textlen) << 1) | 1);
+				v.insert(v.end(), txt.begin(), txt.end());
 				put(v.data(), (int) v.size(), 1);
 			}
 			else
 			{
-				std::vector<uint8_t> v(4 + r.textlen, 'b');
+				std::string txt = row_text(r);
+				std::vector<uint8_t> v(4, 0);
 				uint32_t	h = (uint32_t) (4 + r.textlen) << 2;
 
 				memcpy(v.data(), &h, 4);
+				v.insert(v.end(), txt.begin(), txt.end());
 				put(v.data(), (int) v.size(), 4);
 			}
 		}
@@ -1023,7 +1040,7 @@ test_collect(const Table &tb, int col, bool emulate, int chunk)
 		else if (!text)
 			want.push_back(std::to_string(r.i4));
 		else if (r.textlen >= 0)
-			want.push_back(std::string(r.textlen, r.textlen + 1 <= 127 ? 'a' : 'b'));
+			want.push_back(row_text(r));
 	}
 
 	pg_gpu_agg_result res;
@@ -1063,7 +1080,7 @@ test_collect(const Table &tb, int col, bool emulate, int chunk)
 	std::vector<std::string> probes(distinct.begin(), distinct.end());
 	size_t		present = probes.size();
 
-	probes.push_back(text ? std::string(45, 'a') : std::to_string((int64_t) 1 << 40));
+	probes.push_back(text ? std::string(45, 'z') : std::to_string((int64_t) 1 << 40));
 	probes.push_back(text ? std::string(3, 'c') : std::to_string(-((int64_t) 1 << 40)));
 	std::vector<int64_t> vals;
 	std::vector<char> data;

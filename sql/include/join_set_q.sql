@@ -45,6 +45,7 @@ SELECT count(*), sum(id) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js
 SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE k IS NOT NULL);
 ROLLBACK;
 SELECT count(*), sum(id) FROM js_w WHERE i8 IN (SELECT i4 * 2 FROM js_k);
+SELECT count(*), sum(id) FROM js_w WHERE -i4 IN (SELECT -i4 FROM js_k WHERE i4 > 100);
 SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k WHERE k ~ '^[0-7]');
 -- x [NOT] IN (SELECT ...) left as a subplan: its keys, with IN's NULL rules
 SELECT count(*), sum(id) FROM js_w WHERE w NOT IN (SELECT k FROM js_u);
