@@ -116,6 +116,26 @@ page_src(const char *staging, const pg_gpu_page_ref &ref, int p)
 		: (const uint4 *) (uintptr_t) ref.addr;
 }
 
+/*
+ * Line pointer i of a page loaded by load_page: 1 with its tuple when it is a
+ * normal line pointer visible to the query (pvis: the page's bitmap, or null when
+ * all are visible), 0 to pass over it, TUP_BAD when it points outside the page.
+ */
+__device__ __forceinline__ int
+page_tuple(const uint8_t *pg, const uint32_t *pvis, int i, const uint8_t **tup, uint32_t *len)
+{
+	uint32_t	w = ((const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE))[i];
+	uint32_t	off = PG_GPU_LP_OFF(w);
+
+	if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL || (pvis && !((pvis[i >> 5] >> (i & 31)) & 1)))
+		return 0;
+	*len = PG_GPU_LP_LEN(w);
+	if (off < PG_GPU_PAGE_HEADER_SIZE || off + *len > PG_GPU_BLCKSZ)
+		return TUP_BAD;
+	*tup = pg + off;
+	return 1;
+}
+
 __global__ void __launch_bounds__(kThreads)
 agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				 const char *staging, const __grid_constant__ pg_gpu_agg_task task,
@@ -138,23 +158,18 @@ agg_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;
-		const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
 		const uint32_t *pvis = ref.vis_idx >= 0
 			? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 
 		for (int i = tid; i < ref.nlp; i += kThreads)
 		{
-			uint32_t	w = lps[i];
+			const uint8_t *tup = nullptr;
+			uint32_t	len = 0;
+			int			v = page_tuple(pg, pvis, i, &tup, &len);
 
-			if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+			if (v == 0)
 				continue;
-			if (pvis && !((pvis[i >> 5] >> (i & 31)) & 1))
-				continue;
-			uint32_t	off = PG_GPU_LP_OFF(w);
-			uint32_t	len = PG_GPU_LP_LEN(w);
-
-			int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-				? TUP_BAD : accum_tuple(pg + off, len, task, st);
+			int			r = v < 0 ? v : accum_tuple(tup, len, task, st);
 
 			if (r < 0)
 			{
@@ -246,25 +261,21 @@ group_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		{
 			pg_gpu_page_ref ref = refs[p];
 			const uint8_t *pg = (const uint8_t *) page;
-			const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
 			const uint32_t *pvis = ref.vis_idx >= 0
 				? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 
 			for (int i = lt; i < ref.nlp; i += kThreads)
 			{
-				uint32_t	w = lps[i];
+				const uint8_t *tup = nullptr;
+				uint32_t	len = 0;
+				int			v = page_tuple(pg, pvis, i, &tup, &len);
 
-				if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
+				if (v == 0)
 					continue;
-				if (pvis && !((pvis[i >> 5] >> (i & 31)) & 1))
-					continue;
-				uint32_t	off = PG_GPU_LP_OFF(w);
-				uint32_t	len = PG_GPU_LP_LEN(w);
 				pval		in[PG_GPU_MAX_AGG_COLS];
 				pval		keys[PG_GPU_MAX_KEYS];
 				group_key	gk;
-				int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-					? TUP_BAD : eval_tuple(pg + off, len, task, in, keys);
+				int			r = v < 0 ? v : eval_tuple(tup, len, task, in, keys);
 
 				if (r < 0)
 				{
@@ -358,9 +369,6 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 	}
 }
 
-/* ---- ORDER BY ------------------------------------------------------------ */
-
-/* Where the sort kernels put rows: per sort word arrays, row references. */
 /* ---- collect: the keys of passing rows, for a key set ------------------- */
 
 /*
@@ -404,7 +412,6 @@ collect_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vi
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;
-		const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
 		const uint32_t *pvis = ref.vis_idx >= 0
 			? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 
@@ -413,30 +420,24 @@ collect_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vi
 			int			i = base + tid;
 			bool		have = false;
 			pval		k;
+			const uint8_t *tup = nullptr;
+			uint32_t	len = 0;
+			int			v = i < ref.nlp ? page_tuple(pg, pvis, i, &tup, &len) : 0;
 
 			k.len = 0;
-			if (i < ref.nlp)
+			if (v != 0)
 			{
-				uint32_t	w = lps[i];
+				int			r = v < 0 ? v : eval_tuple(tup, len, task, nullptr, &k);
 
-				if (PG_GPU_LP_FLAGS(w) == PG_GPU_LP_NORMAL &&
-					!(pvis && !((pvis[i >> 5] >> (i & 31)) & 1)))
+				if (r < 0)
+					atomicCAS(err, 0, tup_status(r));
+				else if (r == TUP_OK)
 				{
-					uint32_t	off = PG_GPU_LP_OFF(w);
-					uint32_t	len = PG_GPU_LP_LEN(w);
-					int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-						? TUP_BAD : eval_tuple(pg + off, len, task, nullptr, &k);
-
-					if (r < 0)
-						atomicCAS(err, 0, tup_status(r));
-					else if (r == TUP_OK)
-					{
-						nrows++;
-						if (k.null)
-							saw_null = true;
-						else
-							have = true;
-					}
+					nrows++;
+					if (k.null)
+						saw_null = true;
+					else
+						have = true;
 				}
 			}
 
@@ -513,6 +514,9 @@ collect_pack_kernel(const uint8_t *arena, const uint64_t *src, const uint64_t *o
 			data[off[i] + b] = arena[src[i] + b];
 }
 
+/* ---- ORDER BY ------------------------------------------------------------ */
+
+/* Where the sort kernels put rows: per sort word arrays, row references. */
 struct sort_arrays
 {
 	uint64_t   *w[kMaxSortWords];
@@ -553,7 +557,6 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		__syncthreads();
 
 		const uint8_t *pg = (const uint8_t *) page;
-		const uint32_t *lps = (const uint32_t *) (pg + PG_GPU_PAGE_HEADER_SIZE);
 		const uint32_t *pvis = ref.vis_idx >= 0
 			? vis + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 
@@ -562,25 +565,17 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 			int			i = i0 + tid;
 			int			pass = 0;
 			pval		keys[PG_GPU_MAX_KEYS];
+			const uint8_t *tup = nullptr;
 			uint32_t	len = 0;
+			int			v = i < ref.nlp ? page_tuple(pg, pvis, i, &tup, &len) : 0;
 
-			if (i < ref.nlp)
+			if (v != 0)
 			{
-				uint32_t	w = lps[i];
+				int			r = v < 0 ? v : eval_tuple(tup, len, task, nullptr, keys);
 
-				if (PG_GPU_LP_FLAGS(w) == PG_GPU_LP_NORMAL &&
-					!(pvis && !((pvis[i >> 5] >> (i & 31)) & 1)))
-				{
-					uint32_t	off = PG_GPU_LP_OFF(w);
-
-					len = PG_GPU_LP_LEN(w);
-					int			r = (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-						? TUP_BAD : eval_tuple(pg + off, len, task, nullptr, keys);
-
-					if (r < 0)
-						atomicCAS(err, 0, tup_status(r));
-					pass = (r == TUP_OK);
-				}
+				if (r < 0)
+					atomicCAS(err, 0, tup_status(r));
+				pass = (r == TUP_OK);
 			}
 			int			pos,
 						total;

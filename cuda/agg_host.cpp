@@ -79,6 +79,7 @@ struct host_agg
 	std::vector<uint8_t> cdata;
 	std::vector<uint64_t> coff;
 	bool		cnull = false;
+	bool		ctaken = false;	/* handed over as a key set */
 };
 
 extern "C" int
@@ -972,13 +973,14 @@ host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	uint64_t	n = text ? h->coff.size() - 1 : h->cvals.size();
 	pg_gpu_keyset *ks;
 
-	if (!h->task.collect || is_text_type(type) != text)
+	if (!h->task.collect || is_text_type(type) != text || h->ctaken)
 	{
 		host_error(err, PG_GPU_INVALID_TASK, "not a collect task of this key type");
 		return nullptr;
 	}
 	ks = pg_gpu_keyset_build(type, n, h->cvals.data(), (const char *) h->cdata.data(),
 							 h->coff.data(), 1, err);
+	h->ctaken = true;
 	*keys = n;
 	*has_null = h->cnull ? 1 : 0;
 	return ks;

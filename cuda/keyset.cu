@@ -136,20 +136,21 @@ pg_gpu_status
 engine_keyset_build(const keyset_keys &k, uint64_t n, engine_keyset **dev, uint64_t *distinct,
 					pg_gpu_error *err)
 {
-	engine_keyset *ks = new (std::nothrow) engine_keyset();
-	pg_gpu_status st;
+	keyset_keys dk;
+	int64_t    *vals = nullptr;
+	uint8_t    *data = nullptr;
+	uint64_t   *off = nullptr;
+	pg_gpu_status st = keys_to_device(k, n, &dk, &vals, &data, &off, err);
 
 	*dev = nullptr;
-	if (!ks)
-		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
-	if ((st = keys_to_device(k, n, &ks->keys, &ks->d_vals, &ks->d_data, &ks->d_off, err)) != PG_GPU_OK ||
-		(st = keyset_fill(ks, n, distinct, err)) != PG_GPU_OK)
+	if (st != PG_GPU_OK)
 	{
-		engine_keyset_free(ks);
+		device_free(vals);
+		device_free(data);
+		device_free(off);
 		return st;
 	}
-	*dev = ks;
-	return PG_GPU_OK;
+	return engine_keyset_adopt(k.type, n, vals, data, off, dev, distinct, err);
 }
 
 pg_gpu_status

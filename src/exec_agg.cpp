@@ -723,13 +723,15 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 }
 
 /*
- * Before the engine starts: how the relation's pages will reach it.  Read in
- * place from the registered buffer pool when the table is big enough to pay for
- * registering it (once per backend, in the background); copy small tables, and
- * any table while registration is under way.  Sets the task's gather and chunk
- * size; the task's emulate flag must be set.
+ * Before the engine starts: whether the GPU can scan the relation now (not
+ * under serializable isolation, an engine, a layout the kernels walk; false with
+ * ps->fb_* set), and how its pages will reach it.  Read in place from the
+ * registered buffer pool when the table is big enough to pay for registering it
+ * (once per backend, in the background); copy small tables, and any table while
+ * registration is under way.  Sets the task's emulate, layout, gather and chunk
+ * size.
  */
-static void
+static bool
 scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
 			 pg_gpu_agg_task *task)
 {
@@ -739,6 +741,14 @@ scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext c
 	memcpy(pins, ps->pins, sizeof(pins));
 	memset(ps, 0, sizeof(*ps));
 	memcpy(ps->pins, pins, sizeof(pins));
+	if (IsolationIsSerializable())
+		return scan_fail(ps, PG_GPU_FB_SERIALIZABLE,
+						 "serializable transactions need per-tuple predicate locks");
+	task->emulate = pg_gpu_emulate_gpu ? 1 : 0;
+	if (!task->emulate && !PgGpuEnsureEngine(&ps->fb_reason, ps->fb_msg, sizeof(ps->fb_msg)))
+		return false;
+	if (!PgGpuFillLayout(rel, task))
+		return scan_fail(ps, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
 	ps->rel = rel;
 	ps->snapshot = snapshot;
 	ps->cxt = cxt;
@@ -756,6 +766,7 @@ scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext c
 	/* never hold more than a quarter of shared_buffers pinned */
 	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 	ps->chunk_pages = task->chunk_pages;
+	return true;
 }
 
 /*
@@ -893,25 +904,16 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 
 	memcpy(task, plan_task, sizeof(*task));
 	memset(out, 0, sizeof(*out));
-	task->emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (IsolationIsSerializable())
-	{
-		*reason = PG_GPU_FB_SERIALIZABLE;
-		strlcpy(msg, "serializable transactions need per-tuple predicate locks", msglen);
-		return false;
-	}
-	if (!task->emulate && !PgGpuEnsureEngine(reason, msg, msglen))
-		return false;
-	if (!PgGpuFillLayout(rel, task))
-	{
-		*reason = PG_GPU_FB_UNSUPPORTED;
-		strlcpy(msg, "the build table's layout changed", msglen);
-		return false;
-	}
 	memset(ps.pins, 0, sizeof(ps.pins));
-	scan_prepare(&ps, rel, snapshot, CurrentMemoryContext, task);
-	task->total_pages = Max(ps.nblocks, 1);	/* bounds the keys' buffers */
 	INSTR_TIME_SET_CURRENT(lapt);
+	if (!scan_prepare(&ps, rel, snapshot, CurrentMemoryContext, task))
+	{
+		*reason = ps.fb_reason;
+		strlcpy(msg, ps.fb_msg, msglen);
+		pfree(task);
+		return false;
+	}
+	task->total_pages = Max(ps.nblocks, 1);	/* bounds the keys' buffers */
 
 	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
 	PG_TRY();
@@ -975,16 +977,8 @@ run_on_gpu(GpuAggState *s)
 	INSTR_TIME_SET_ZERO(s->t_setup);
 	INSTR_TIME_SET_ZERO(s->t_finish);
 	INSTR_TIME_SET_ZERO(s->t_fetch);
-	if (IsolationIsSerializable())
-		return give_up(s, PG_GPU_FB_SERIALIZABLE,
-					   "serializable transactions need per-tuple predicate locks");
-	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
-		return give_up(s, reason, msg);
-	if (!PgGpuFillLayout(rel, &s->task))
-		return give_up(s, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
-
-	scan_prepare(&s->scan, rel, snapshot, s->css.ss.ps.state->es_query_cxt, &s->task);
+	if (!scan_prepare(&s->scan, rel, snapshot, s->css.ss.ps.state->es_query_cxt, &s->task))
+		return give_up(s, s->scan.fb_reason, s->scan.fb_msg);
 	if (s->sort)
 	{
 		s->task.total_pages = Max(s->scan.nblocks, 1);

@@ -246,8 +246,8 @@ collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col
 
 /*
  * A CHILD or SUBPLAN source whose keys come from one table the GPU can scan
- * (its collect task at position at): collect them from its pages.  False when the GPU could not (noted, and the child
- * plan then runs instead).
+ * (its collect task at position at): collect them from its pages.  False when
+ * the GPU could not (noted; the child plan or subplan then runs instead).
  */
 static bool
 collect_on_gpu(List *src, int at, EState *estate, PgGpuNode node, int settype,

@@ -36,7 +36,6 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
-#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -605,8 +604,7 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
 		return NIL;
 	task = PgGpuCollectTask(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
 							linitial_node(TargetEntry, plan->targetlist)->expr, settype,
-							plan->total_cost + plan->plan_rows * 2 * cpu_operator_cost, &cost,
-							&relid);
+							plan->total_cost, plan->plan_rows, &cost, &relid);
 	return task ? list_make2(task, makeInteger((int) relid)) : NIL;
 }
 

@@ -369,21 +369,17 @@ filter_text(List *quals, Oid relid, Index varno)
 										 false, false));
 }
 
-/* Running the build side once and collecting its keys. */
-static double
-set_build_cost(Path *build)
-{
-	return build->total_cost + build->rows * 2 * cpu_operator_cost;
-}
-
 Const *
 PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int settype,
-				 double cpu_cost, double *cost, Oid *relid)
+				 double plan_cost, double plan_rows, double *cost, Oid *relid)
 {
 	RangeTblEntry *rte;
 	PgGpuCompiler c;
 	pg_gpu_agg_task *task;
 	double		gpu_cost;
+
+	/* the CPU's way: running the plan once and collecting its keys */
+	double		cpu_cost = plan_cost + plan_rows * 2 * cpu_operator_cost;
 
 	*cost = cpu_cost;
 	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
@@ -438,7 +434,8 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
 	collect = PgGpuCollectTask(root, sj->build, ordered_quals(root, sj->build->baserestrictinfo),
 							   sj->build_key, PgGpuSetType(sj->keytype),
-							   set_build_cost(sj->build_path), &sj->build_cost, &build_relid);
+							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
+							   &build_relid);
 	if (collect != NULL)
 		source = lappend(lappend(source, collect), makeInteger((int) build_relid));
 	Assert(collect == NULL || list_length(source) == PG_GPU_CHILD_TASK + 2);
