@@ -563,7 +563,7 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 		for (int i0 = 0; i0 < ref.nlp; i0 += kThreads)
 		{
 			int			i = i0 + tid;
-			int			pass = 0;
+			int			cnt = 0;	/* times the row is handed out */
 			pval		keys[PG_GPU_MAX_KEYS];
 			const uint8_t *tup = nullptr;
 			uint32_t	len = 0;
@@ -571,20 +571,21 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 
 			if (v != 0)
 			{
+				/* TUP_OK, or a weighted task's weight (bounded by sort_reserve) */
 				int			r = v < 0 ? v : eval_tuple(tup, len, task, nullptr, keys);
 
 				if (r < 0)
 					atomicCAS(err, 0, tup_status(r));
-				pass = (r == TUP_OK);
+				cnt = r > 0 ? r : 0;
 			}
 			int			pos,
 						total;
 
-			BlockScan(scan).ExclusiveSum(pass, pos, total);
+			BlockScan(scan).ExclusiveSum(cnt, pos, total);
 			if (tid == 0)
 				base = total ? atomicAdd(&sa.stats->count, (unsigned long long) total) : 0;
 			__syncthreads();
-			if (pass)
+			if (cnt > 0)
 			{
 				unsigned long long at = base + pos;
 				uint64_t	wds[kMaxSortWords];
@@ -592,12 +593,17 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 							lg,
 							lens[PG_GPU_MAX_KEYS];
 
-				if (at < sa.cap)
+				if (at + cnt <= sa.cap)
 				{
+					uint64_t	rref = sort_ref((uint64_t) (page_base + p), (uint32_t) i + 1, len);
+
 					sort_encode(task, keys, wds, &nl, &lg, lens);
-					for (int k = 0; k < nw; k++)
-						sa.w[k][at] = wds[k];
-					sa.ref[at] = sort_ref((uint64_t) (page_base + p), (uint32_t) i + 1, len);
+					for (int c = 0; c < cnt; c++)
+					{
+						for (int k = 0; k < nw; k++)
+							sa.w[k][at + c] = wds[k];
+						sa.ref[at + c] = rref;
+					}
 					nulls_seen |= nl;
 					longs_seen |= lg;
 					for (int k = 0; k < task.nkeys; k++)
@@ -605,7 +611,7 @@ sort_pages_kernel(const pg_gpu_page_ref *refs, int npages, const uint32_t *vis,
 				}
 				else
 					atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
-				nrows++;
+				nrows += cnt;
 			}
 			__syncthreads();
 		}
@@ -842,6 +848,7 @@ struct pg_gpu_agg
 	sort_arrays sa = {};		/* the current run's rows */
 	int			nwords = 0;		/* sort words a row */
 	uint64_t	sort_bound = 0;	/* rows once queued work is done, at most */
+	uint64_t	sort_rep = 1;	/* times a passing row may be handed out */
 	uint4	   *d_store = nullptr;	/* the current run's pages */
 	int64_t		store_pages = 0;
 	int64_t		run_page0 = 0;	/* global ordinal of the run's first page */
@@ -1233,8 +1240,9 @@ valid_task(const pg_gpu_agg_task *t)
 	for (int k = 0; k < t->nkeys; k++)
 		if (!valid_expr(t, t->keys[k], true))
 			return false;
-	/* weights: counting rows only */
-	if (t->weight.len > 0 && (t->ninputs > 0 || t->nkeys > 0 || t->sort))
+	/* weights: counting rows, or repeating a sort's rows by a set's multiplicity */
+	if (t->weight.len > 0 && (t->ninputs > 0 || (t->nkeys > 0 && !t->sort) ||
+							  (t->sort && sort_repeat_bound(*t) == 0)))
 		return false;
 	/* collecting: one integer or text key */
 	if (t->collect &&
@@ -1266,6 +1274,7 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	}
 	agg->task = *task;
 	agg->sorting = task->sort != 0;
+	agg->sort_rep = agg->sorting && task->weight.len > 0 ? sort_repeat_bound(*task) : 1;
 	agg->collecting = task->collect != 0;
 	agg->grouped = task->nkeys > 0 && !agg->sorting && !agg->collecting;
 	agg->plain = !agg->grouped && !agg->sorting && !agg->collecting;
@@ -1436,8 +1445,14 @@ sort_reserve(pg_gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
 {
 	pg_gpu_status st;
 
-	if (npages > agg->store_pages || tuples > agg->shape.run_rows)
+	if (npages > agg->store_pages)
 		return set_error(err, PG_GPU_INVALID_TASK, "a sort chunk larger than a sort run");
+	/* an inner join's rows, each repeated up to sort_rep times */
+	tuples *= agg->sort_rep;
+	if (tuples > agg->shape.run_rows)
+		return set_error(err, agg->sort_rep > 1 ? PG_GPU_OUT_OF_MEMORY : PG_GPU_INVALID_TASK,
+						 agg->sort_rep > 1 ? "join keys repeat too often for one sort run"
+						 : "a sort chunk larger than a sort run");
 	if (agg->pages - agg->run_page0 + npages > agg->store_pages &&
 		(st = sort_run_close(agg, false, err)) != PG_GPU_OK)
 		return st;

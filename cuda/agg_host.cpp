@@ -105,14 +105,18 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		uint32_t	nl,
 					lg,
 					lens[PG_GPU_MAX_KEYS];
+		/* TUP_OK, or a weighted task's weight: the row is handed out r times */
 		int			r = eval_tuple(tup, len, t, nullptr, keys);
 
-		if (r != TUP_OK)
-			return r < 0 ? r : 0;
+		if (r <= 0)
+			return r;
 		sort_encode(t, keys, wds, &nl, &lg, lens);
-		h->words.insert(h->words.end(), wds, wds + h->nwords);
-		h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
-		h->run.count++;
+		for (int c = 0; c < r; c++)
+		{
+			h->words.insert(h->words.end(), wds, wds + h->nwords);
+			h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
+		}
+		h->run.count += r;
 		h->run.nulls |= nl;
 		h->run.longs |= lg;
 		for (int k = 0; k < t.nkeys; k++)
@@ -258,6 +262,10 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 static pg_gpu_status
 sort_reserve_host(host_agg *h, int npages, uint64_t tuples, pg_gpu_error *err)
 {
+	/* an inner join's rows, each repeated up to sort_repeat_bound times */
+	if (h->task.weight.len > 0 &&
+		(tuples *= sort_repeat_bound(h->task)) > h->shape.run_rows)
+		return host_error(err, PG_GPU_OUT_OF_MEMORY, "join keys repeat too often for one sort run");
 	if ((int64_t) (h->store.size() / PG_GPU_BLCKSZ) + npages > h->shape.run_pages ||
 		h->rowref.size() + tuples > h->shape.run_rows)
 		return sort_close_run(h, false, err);
@@ -800,6 +808,7 @@ struct pg_gpu_keyset
 	std::vector<uint64_t> off;
 	std::vector<uint64_t> tab;
 	std::vector<uint64_t> mult;
+	uint64_t	max_mult = 0;
 	engine_keyset *dev = nullptr;
 };
 
@@ -888,7 +897,8 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 		}
 		ks->mult.assign(n > 0 ? n : 1, 0);
 		for (uint64_t i = 0; i < n; i++)
-			ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]++;
+			ks->max_mult = std::max(ks->max_mult,
+									++ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]);
 	}
 	catch (const std::bad_alloc &)
 	{
@@ -950,6 +960,7 @@ pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out)
 	out->data = (uint64_t) (uintptr_t) ks->data.data();
 	out->off = (uint64_t) (uintptr_t) ks->off.data();
 	out->mult = (uint64_t) (uintptr_t) ks->mult.data();
+	out->max_mult = ks->max_mult;
 }
 
 pg_gpu_keyset *

@@ -167,18 +167,21 @@ eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 		if (f.null || f.bits == 0)
 			return TUP_SKIP;
 	}
+	for (int k = 0; k < task.nkeys; k++)
+		if (!eval(task, task.keys[k], cols, &keys[k]))
+			return TUP_EXPR_ERROR;
 	if (task.weight.len > 0)
 	{
-		/* a plain task with no inputs (valid_task): the row counts w times */
+		/*
+		 * A plain task with no inputs, or a sort task (valid_task): the row
+		 * counts, or is handed out, w times.
+		 */
 		pval		w;
 
 		if (!eval(task, task.weight, cols, &w) || w.null || (int64_t) w.bits > 0x7FFFFFFF)
 			return TUP_EXPR_ERROR;
 		return (int) w.bits;
 	}
-	for (int k = 0; k < task.nkeys; k++)
-		if (!eval(task, task.keys[k], cols, &keys[k]))
-			return TUP_EXPR_ERROR;
 	for (int i = 0; i < task.ninputs; i++)
 	{
 		const pg_gpu_expr &e = task.inputs[i];

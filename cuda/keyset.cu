@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <new>
 
+#include <cub/cub.cuh>
+
 #include "agg_host.h"
 #include "engine_internal.cuh"
 #include "keyset.cuh"
@@ -20,6 +22,7 @@ struct engine_keyset
 	uint64_t   *d_off = nullptr;
 	uint64_t   *d_tab = nullptr;
 	uint64_t   *d_mult = nullptr;	/* per least index: keys equal to it */
+	uint64_t	max_mult = 0;	/* the largest of them */
 	uint64_t	mask = 0;
 };
 
@@ -60,6 +63,30 @@ keyset_count_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t 
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
 		atomicAdd(&mult[keyset_find(tab, mask, k, k, i)], 1ULL);
+}
+
+struct max_op
+{
+	__device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const
+	{
+		return a > b ? a : b;
+	}
+};
+
+/* The largest multiplicity: a block's maximum, then one atomic per block. */
+static __global__ void
+keyset_max_kernel(const unsigned long long *mult, uint64_t n, unsigned long long *out)
+{
+	using BlockReduce = cub::BlockReduce<unsigned long long, 256>;
+	__shared__ typename BlockReduce::TempStorage tmp;
+	unsigned long long m = 0;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		m = mult[i] > m ? mult[i] : m;
+	m = BlockReduce(tmp).Reduce(m, max_op());
+	if (threadIdx.x == 0 && m > 0)
+		atomicMax(out, m);
 }
 
 /* Device copies of host keys (n of them) into *d; frees nothing on failure. */
@@ -107,28 +134,31 @@ static pg_gpu_status
 keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err)
 {
 	unsigned long long *d_count = nullptr;
-	unsigned long long count = 0;
+	unsigned long long count[2] = {0, 0};	/* distinct keys, largest multiplicity */
 	pg_gpu_status st;
 
 	ks->mask = keyset_capacity(n) - 1;
 	if ((st = device_alloc((ks->mask + 1) * sizeof(uint64_t), (void **) &ks->d_tab, err)) == PG_GPU_OK &&
 		(st = device_alloc(std::max<uint64_t>(n, 1) * sizeof(uint64_t), (void **) &ks->d_mult, err)) == PG_GPU_OK &&
-		(st = device_alloc(sizeof(unsigned long long), (void **) &d_count, err)) == PG_GPU_OK)
+		(st = device_alloc(sizeof(count), (void **) &d_count, err)) == PG_GPU_OK)
 	{
 		cudaMemset(ks->d_tab, 0, (ks->mask + 1) * sizeof(uint64_t));
 		cudaMemset(ks->d_mult, 0, std::max<uint64_t>(n, 1) * sizeof(uint64_t));
-		cudaMemset(d_count, 0, sizeof(unsigned long long));
+		cudaMemset(d_count, 0, sizeof(count));
 		if (n > 0)
 		{
 			keyset_build_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n, d_count);
 			keyset_count_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n,
 														 (unsigned long long *) ks->d_mult);
+			keyset_max_kernel<<<grid_blocks(n), 256>>>((const unsigned long long *) ks->d_mult, n,
+													   d_count + 1);
 		}
-		st = cuda_status(err, cudaMemcpy(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
+		st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
 						 "keyset_build_kernel");
 	}
 	device_free(d_count);
-	*distinct = count;
+	*distinct = count[0];
+	ks->max_mult = count[1];
 	return st;
 }
 
@@ -218,6 +248,7 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->data = (uint64_t) (uintptr_t) ks->keys.data;
 	out->off = (uint64_t) (uintptr_t) ks->keys.off;
 	out->mult = (uint64_t) (uintptr_t) ks->d_mult;
+	out->max_mult = ks->max_mult;
 }
 
 /* ---- dictionaries: a trie's arrays on the device; bulk lookups in any set ---- */

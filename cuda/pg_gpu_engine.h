@@ -216,6 +216,7 @@ typedef struct pg_gpu_set_ref
 	uint64_t	data;			/* text keys: bytes, and n + 1 offsets */
 	uint64_t	off;
 	uint64_t	mult;			/* per key ordinal: how many keys are equal */
+	uint64_t	max_mult;		/* the largest of them (0: no mult) */
 	uint64_t	trie;			/* not 0: a dictionary's trie (trie.cuh's
 								 * trie_view) answers instead of tab */
 	int32_t		type;
@@ -252,7 +253,9 @@ typedef struct pg_gpu_agg_task
 	pg_gpu_set_ref sets[PG_GPU_MAX_SETS];
 	/*
 	 * Ungrouped tasks with no aggregate inputs (count(*) over an inner join):
-	 * each passing row counts as this program's value (len 0: as one).
+	 * each passing row counts as this program's value (len 0: as one).  Sort
+	 * tasks (rows of an inner join): each passing row is handed out that many
+	 * times; the program must end in SET_MULT, whose set's max_mult bounds it.
 	 */
 	pg_gpu_expr weight;
 	/*
@@ -260,7 +263,8 @@ typedef struct pg_gpu_agg_task
 	 * first, with their direction and NULL placement; no aggregate inputs.  The
 	 * engine keeps every submitted page (total_pages of them at most) and, after
 	 * finish, returns the passing tuples in order (pg_gpu_sort_next), the first
-	 * sort_limit of them when sort_limit > 0.
+	 * sort_limit of them when sort_limit > 0.  With nkeys = 0 (GpuJoin) the rows
+	 * come back in no particular order, unsorted.
 	 */
 	int32_t		sort;
 	uint8_t		key_desc[PG_GPU_MAX_KEYS];

@@ -86,6 +86,26 @@ sort_row_words(const pg_gpu_agg_task &t)
 	return n;
 }
 
+/*
+ * A sort task's weight (an inner join's rows): how many times a row may be
+ * handed out at most, the largest multiplicity of the set its last instruction
+ * (SET_MULT) reads; 0 when the weight is not of that form.
+ */
+inline uint64_t
+sort_repeat_bound(const pg_gpu_agg_task &t)
+{
+	const pg_gpu_expr &e = t.weight;
+
+	if (e.len == 0 || e.start + e.len > t.nprog || e.start + e.len > PG_GPU_MAX_PROG)
+		return 0;
+
+	const pg_gpu_instr &last = t.prog[e.start + e.len - 1];
+
+	if (last.op != PG_GPU_OP_SET_MULT || t.nsets > PG_GPU_MAX_SETS || last.a >= t.nsets)
+		return 0;
+	return t.sets[last.a].max_mult > 1 ? t.sets[last.a].max_mult : 1;
+}
+
 /* Index of key k's first word. */
 PG_GPU_HD int
 sort_key_word0(const pg_gpu_agg_task &t, int k)

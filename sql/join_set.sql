@@ -94,14 +94,49 @@ SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT w FROM js_toast)', 'plan');
 DROP FUNCTION js_keys_from(text, text);
 
+-- the rows of a join came from the GPU (GpuJoin ran with no fallback), or GpuJoin
+-- fell back for the reason wanted
+CREATE FUNCTION js_gpujoin(q text, want text DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  fb text;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
+  IF NOT jsonb_path_exists(p, 'strict $.** ? (@."Custom Plan Provider" == "GpuJoin")') THEN
+    RETURN 'no GpuJoin';
+  END IF;
+  fb := jsonb_path_query_first(p, 'strict $.** ? (@."Custom Plan Provider" == "GpuJoin")."Fallback"') #>> '{}';
+  IF fb IN ('no gpu', 'not compiled') OR fb IS NOT DISTINCT FROM want THEN
+    RETURN 'ok';
+  END IF;
+  RETURN coalesce(fb, 'ran on the GPU');
+END $$;
+SELECT js_gpujoin('SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k)');
+SELECT js_gpujoin('SELECT id FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE js_k.i4 = js_w.i4)');
+SELECT js_gpujoin('SELECT js_w.id FROM js_w JOIN js_k ON w = k');
+SELECT js_gpujoin('SELECT js_w.* FROM js_w JOIN js_k ON js_w.i8 = js_k.i8 WHERE js_w.id > 5');
+SELECT js_gpujoin('SELECT id % 7, upper(w) FROM js_w WHERE c IN (SELECT c FROM js_k)');
+-- aggregates the GPU does not run, over a join's rows from the GPU
+SELECT js_gpujoin('SELECT string_agg(w, '','') FROM js_w WHERE w IN (SELECT k FROM js_k)');
+SELECT js_gpujoin('SELECT count(DISTINCT js_w.i4) FROM js_w JOIN js_k ON w = k WHERE js_w.i4 % 2 = 0');
+-- a compressed probe value: GpuJoin gives the rows back to PostgreSQL's join
+SELECT js_gpujoin('SELECT id FROM js_toast WHERE w IN (SELECT k FROM js_k)', 'toasted value');
+SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);
+DROP FUNCTION js_gpujoin(text, text);
+
 -- plans: the key set's source is the GpuAgg's second child
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w JOIN js_k ON w = k;
--- rows in order: GpuSort over the probe table; an inner join (rows repeat per
--- equal key): the slot path sorts PostgreSQL's join
+-- rows in order: GpuSort over the probe table, an inner join's rows repeated per
+-- equal key; rows in no order: GpuJoin, with PostgreSQL's join as its fallback
 EXPLAIN (COSTS OFF) SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id;
 EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id;
+EXPLAIN (COSTS OFF) SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k);
+EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 WHERE js_w.id > 10;
+EXPLAIN (COSTS OFF) SELECT id % 7 FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
+-- the build side's key in the output: the CPU joins
+EXPLAIN (COSTS OFF) SELECT js_w.id, js_k.k FROM js_w JOIN js_k ON w = k;
 -- NOT IN (SELECT ...): the subplan's keys; a correlated subplan stays on the CPU
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE js_k.i4 = js_w.i4);

@@ -179,8 +179,12 @@ typedef struct GpuAggState
 	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
 	MemoryContext row_cxt;		/* an output row's partial states */
 
-	/* GpuSort: the same page streaming, then the sorted tuples */
+	/*
+	 * GpuSort: the same page streaming, then the sorted tuples; GpuJoin (also
+	 * sort): a join's rows, unsorted
+	 */
 	bool		sort;
+	PgGpuNode	node;			/* for pg_gpu_stats and fallbacks */
 	bool		need_tid;		/* GpuSort: the output reads a system column */
 	pg_gpu_sort_batch batch;
 	int64		batch_pos;
@@ -236,6 +240,11 @@ CustomScanMethods gpusort_scan_methods = {
 	CreateGpuSortState
 };
 
+CustomScanMethods gpujoin_scan_methods = {
+	"GpuJoin",
+	CreateGpuSortState
+};
+
 static const CustomExecMethods gpuagg_exec_methods = {
 	"GpuAgg",
 	BeginGpuAgg,
@@ -251,6 +260,18 @@ static const CustomExecMethods gpuagg_exec_methods = {
 /* No mark/restore, no backward scan: PostgreSQL adds a Material node if needed. */
 static const CustomExecMethods gpusort_exec_methods = {
 	"GpuSort",
+	BeginGpuAgg,
+	ExecGpuAgg,
+	EndGpuAgg,
+	ReScanGpuAgg,
+	NULL, NULL,
+	NULL, NULL, NULL, NULL,
+	NULL,
+	ExplainGpuAgg
+};
+
+static const CustomExecMethods gpujoin_exec_methods = {
+	"GpuJoin",
 	BeginGpuAgg,
 	ExecGpuAgg,
 	EndGpuAgg,
@@ -280,12 +301,14 @@ CreateGpuAggState(CustomScan *cscan)
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &gpuagg_exec_methods;
+	s->node = PG_GPU_NODE_AGG;
 	return (Node *) s;
 }
 
 /*
  * GpuSort shares GpuAgg's state and page streaming; its scan tuples are the
- * table's own, pointing into the engine's batch of sorted tuples.
+ * table's own, pointing into the engine's batch of sorted tuples.  GpuJoin is
+ * GpuSort without sort keys: the rows of a join, in the order the GPU kept them.
  */
 static Node *
 CreateGpuSortState(CustomScan *cscan)
@@ -294,10 +317,12 @@ CreateGpuSortState(CustomScan *cscan)
 		return PgGpuCreateSortSlotState(cscan);
 
 	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
+	bool		join = cscan->methods == &gpujoin_scan_methods;
 
 	NodeSetTag(s, T_CustomScanState);
-	s->css.methods = &gpusort_exec_methods;
+	s->css.methods = join ? &gpujoin_exec_methods : &gpusort_exec_methods;
 	s->sort = true;
+	s->node = join ? PG_GPU_NODE_JOIN : PG_GPU_NODE_SORT;
 	return (Node *) s;
 }
 
@@ -990,7 +1015,7 @@ run_on_gpu(GpuAggState *s)
 
 	if (s->set_sources != NIL &&
 		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state,
-						s->sort ? PG_GPU_NODE_SORT : PG_GPU_NODE_AGG, &s->task, &s->sets,
+						s->node, &s->task, &s->sets,
 						&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
 	s->agg = pg_gpu_agg_begin(&s->task, &err);
@@ -1211,18 +1236,16 @@ ExecGpuAggImpl(GpuAggState *s)
 		return NULL;
 	s->done = true;
 
-	PgGpuNode	node = s->sort ? PG_GPU_NODE_SORT : PG_GPU_NODE_AGG;
-
 	if (!run_on_gpu(s))
 	{
 		s->fallback = true;
-		PgGpuNoteFallback(node, s->fb_reason, s->fb_msg);
+		PgGpuNoteFallback(s->node, s->fb_reason, s->fb_msg);
 		return ExecGpuAggImpl(s);
 	}
 	if (s->task.emulate)
-		PgGpuStatsEmulatedRun(node);
+		PgGpuStatsEmulatedRun(s->node);
 	else
-		PgGpuStatsGpuRun(node, s->res.bytes_h2d, s->res.gpu_ms);
+		PgGpuStatsGpuRun(s->node, s->res.bytes_h2d, s->res.gpu_ms);
 	if (s->sort)
 	{
 		s->batch.nrows = 0;
@@ -1303,7 +1326,9 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
-		if (s->sort)
+		if (s->node == PG_GPU_NODE_JOIN)
+			ExplainPropertyInteger("Rows Kept", NULL, s->res.nrows, es);
+		else if (s->sort)
 		{
 			ExplainPropertyInteger("Rows Sorted", NULL, s->res.nrows, es);
 			if (s->res.sort_runs > 0)
@@ -1324,7 +1349,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
-			ExplainPropertyFloat(s->sort ? "GpuSort Wall Time" : "GpuAgg Wall Time", "ms",
+			ExplainPropertyFloat(psprintf("%s Wall Time", s->css.methods->CustomName), "ms",
 								 s->wall_ms, 3, es);
 			ExplainPropertyFloat("CPU Setup Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_setup), 3, es);
 			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->scan.t_pages), 3, es);
@@ -1346,4 +1371,5 @@ PgGpuAggExecInit(void)
 {
 	RegisterCustomScanMethods(&gpuagg_scan_methods);
 	RegisterCustomScanMethods(&gpusort_scan_methods);
+	RegisterCustomScanMethods(&gpujoin_scan_methods);
 }

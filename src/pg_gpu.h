@@ -39,6 +39,7 @@ typedef enum PgGpuNode
 	PG_GPU_NODE_AGG = 0,
 	PG_GPU_NODE_FINAL,			/* the gpu_* aggregates' final reductions */
 	PG_GPU_NODE_SORT,
+	PG_GPU_NODE_JOIN,			/* a join's rows, unsorted */
 	PG_GPU_NODE_COUNT
 } PgGpuNode;
 

@@ -31,6 +31,7 @@ extern "C" {
 #include "optimizer/cost.h"
 #include "utils/syscache.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
 #include "optimizer/prep.h"
@@ -54,6 +55,7 @@ extern "C" {
 #include "guard.h"
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 
 static Plan *PlanGpuAggPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							List *tlist, List *clauses, List *custom_plans);
@@ -312,6 +314,8 @@ plain_table(PlannerInfo *root, RelOptInfo *input_rel)
 	return rte;
 }
 
+static Path *cpu_path(PlannerInfo *root, Path *path);
+
 /*
  * Cost of streaming the table through the GPU: start-up (CUDA, once per backend,
  * unless another scan of the query starts it first),
@@ -450,6 +454,28 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 	return list_make1(sj->jointype == JOIN_ANTI
 					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(sj->clause), -1)
 					  : sj->clause);
+}
+
+/*
+ * The rows of the set join sj, for GpuSort and GpuJoin: *join_quals gets the
+ * join's qual for the filter (join_set_test); an inner join instead hands each
+ * probe row out once per equal key, its weight (a row without a match weighs
+ * 0), so its qual is NIL.  False if the task has no room.
+ */
+static bool
+join_rows_test(PlannerInfo *root, PgGpuCompiler *comp, pg_gpu_agg_task *task, PgGpuSetJoin *sj,
+			   Oid relid, List **join_quals)
+{
+	Integer    *unique;
+	int			set;
+
+	*join_quals = join_set_test(root, comp, sj, relid, &unique, &set);
+	if (*join_quals == NIL)
+		return false;
+	if (sj->jointype != JOIN_INNER)
+		return true;
+	*join_quals = NIL;
+	return PgGpuCompileSetMult(comp, sj->probe_key, sj->keytype, set, &task->weight);
 }
 
 static void
@@ -623,7 +649,7 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 
 	/* the CPU fallback: PostgreSQL's partial aggregation of the filtered scan */
 	Path	   *cpu_partial = (Path *) create_agg_path(root, output_rel,
-													   input_rel->cheapest_total_path,
+													   cpu_path(root, input_rel->cheapest_total_path),
 													   partial_target,
 													   grouped ? AGG_HASHED : AGG_PLAIN,
 													   direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
@@ -686,17 +712,18 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	bool		sort = strcmp(best_path->methods->CustomName, "GpuSort") == 0;
+	bool		join = strcmp(best_path->methods->CustomName, "GpuJoin") == 0;
+	bool		sort = join || strcmp(best_path->methods->CustomName, "GpuSort") == 0;
 
 	cscan->scan.plan.targetlist = tlist;
 	if (sort)
 	{
-		/* the table's own tuples, in order */
+		/* the table's own tuples, in order (GpuJoin: in no order) */
 		cscan->scan.scanrelid = (Index) intVal(llast(priv));
 		cscan->flags = best_path->flags;
 		cscan->custom_plans = custom_plans;
 		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_SETS + 1);
-		cscan->methods = &gpusort_scan_methods;
+		cscan->methods = join ? &gpujoin_scan_methods : &gpusort_scan_methods;
 		return &cscan->scan.plan;
 	}
 
@@ -925,6 +952,26 @@ PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return plan;
 }
 
+/*
+ * Whether exprs, the output of a set join's rows, read the probe table alone
+ * (no placeholder, no other table): then its tuples are the rows.
+ */
+static bool
+probe_output(PlannerInfo *root, List *exprs, PgGpuSetJoin *sj)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+
+		if (!IsA(v, Var) || v->varno != (int) sj->probe->relid || v->varlevelsup != 0)
+			return false;
+	}
+	return true;
+}
+
 static bool gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
 							  RelOptInfo *output_rel, PathTarget *target, PgGpuSetJoin *sj);
 
@@ -951,19 +998,18 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 		return;
 
 	/*
-	 * A semi- or anti-join of one table with the rest on one equality, whose
-	 * output and order are the table's own: GpuSort scans that table, probing a
-	 * key set of the rest (each row once, as the join emits it).  An inner join,
-	 * which repeats rows per equal key, any other join, a subquery, a partitioned
-	 * table...: the slot path.
+	 * A semi-, anti- or inner join of one table with the rest on one equality,
+	 * whose output and order are the table's own: GpuSort scans that table,
+	 * probing a key set of the rest (each row once, or for an inner join once
+	 * per equal key, as the join emits it).  Any other join, a subquery, a
+	 * partitioned table...: the slot path.
 	 */
 	RelOptInfo *scan_rel = input_rel;
 	PgGpuSetJoin sj;
 
 	memset(&sj, 0, sizeof(sj));
 	if (input_rel->reloptkind == RELOPT_JOINREL && pg_gpu_enable_gpujoin &&
-		PgGpuFindSetJoin(root, input_rel, &sj) && sj.jointype != JOIN_INNER &&
-		bms_is_subset(pull_varnos(root, (Node *) target->exprs), sj.probe->relids))
+		PgGpuFindSetJoin(root, input_rel, &sj) && probe_output(root, target->exprs, &sj))
 		scan_rel = sj.probe;
 	else
 		memset(&sj, 0, sizeof(sj));
@@ -988,8 +1034,6 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	PgGpuCompiler comp;
 	List	   *quals,
 			   *join_quals = NIL;
-	Integer    *unique = NULL;
-	int			join_set = -1;
 	ListCell   *lc;
 
 	if ((rte = plain_table(root, scan_rel)) == NULL)
@@ -999,8 +1043,7 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	PgGpuCompilerInit(&comp, task, scan_rel->relid);
 	comp.root = root;
 	quals = ordered_quals(root, scan_rel->baserestrictinfo);
-	if (sj->probe &&
-		(join_quals = join_set_test(root, &comp, sj, rte->relid, &unique, &join_set)) == NIL)
+	if (sj->probe && !join_rows_test(root, &comp, task, sj, rte->relid, &join_quals))
 		return false;
 	if (!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter))
 		return sj->probe == NULL;
@@ -1017,7 +1060,8 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	task->sort_limit = sort_limit(root);
 
 	/* the fallback: PostgreSQL's sort of the cheapest plan, with the query's output */
-	Path	   *cpu = (Path *) create_sort_path(root, output_rel, input_rel->cheapest_total_path,
+	Path	   *cpu = (Path *) create_sort_path(root, output_rel,
+												cpu_path(root, input_rel->cheapest_total_path),
 												root->sort_pathkeys, root->limit_tuples);
 
 	if (!equal(cpu->pathtarget->exprs, target->exprs))
@@ -1047,6 +1091,173 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	cpath->methods = &gpusort_path_methods;
 	add_gpu_path(output_rel, &cpath->path);
 	return true;
+}
+
+/* ---- GpuJoin --------------------------------------------------------------- */
+
+static const CustomPathMethods gpujoin_path_methods = {
+	"GpuJoin",
+	PlanGpuAggPath,				/* GpuSort's plan, with no sort keys */
+	NULL
+};
+
+/*
+ * A copy of one of PostgreSQL's join paths for joinrel, for GpuJoin's fallback.
+ * add_path frees the paths it drops from the join rel's list, and the join rel
+ * is still being built: a later pair of inputs may bring a cheaper path.  The
+ * copy's inputs belong to finished relations, so they stay.  NULL for a path
+ * of another kind.
+ */
+static Path *
+copy_join_path(Path *p)
+{
+	size_t		size;
+	Path	   *copy;
+
+	switch (nodeTag(p))
+	{
+		case T_NestPath:
+			size = sizeof(NestPath);
+			break;
+		case T_MergePath:
+			size = sizeof(MergePath);
+			break;
+		case T_HashPath:
+			size = sizeof(HashPath);
+			break;
+		default:
+			return NULL;
+	}
+	copy = (Path *) palloc(size);
+	memcpy(copy, p, size);
+	return copy;
+}
+
+/*
+ * PostgreSQL's own plan for a GPU node's fallback: path, or where path is a
+ * GpuJoin, the join it falls back to (the GPU node above would scan the same
+ * pages, and fail the same way).
+ */
+static Path *
+cpu_path(PlannerInfo *root, Path *path)
+{
+	if (IsA(path, ProjectionPath))
+	{
+		Path	   *sub = ((ProjectionPath *) path)->subpath;
+		Path	   *cpu = cpu_path(root, sub);
+
+		return cpu == sub ? path
+			: (Path *) create_projection_path(root, path->parent, cpu, path->pathtarget);
+	}
+	if (IsA(path, CustomPath) && ((CustomPath *) path)->methods == &gpujoin_path_methods)
+		return (Path *) linitial(((CustomPath *) path)->custom_paths);
+	return path;
+}
+
+/*
+ * Rows of a join, unordered (set_join_pathlist_hook): a semi-, anti- or inner
+ * join of one table with the rest on one equality (PgGpuFindSetJoin), whose
+ * output reads that table alone.  GpuJoin scans the table's pages like GpuSort,
+ * probing a key set of the rest, and hands back the rows that pass (an inner
+ * join's once per equal key) in the order the GPU kept them.  Its fallback is
+ * the cheapest of PostgreSQL's paths for the join seen so far; the hook runs
+ * once per pair of inputs, and each call brings that fallback up to date.
+ */
+static void
+GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
+{
+	Query	   *parse = root->parse;
+	CustomPath *prev = NULL;
+	Path	   *cpu = NULL;
+	PgGpuSetJoin sj;
+	RangeTblEntry *rte;
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	List	   *quals,
+			   *join_quals;
+	ListCell   *lc;
+
+	if (!pg_gpu_enabled || !pg_gpu_enable_gpujoin || IS_DUMMY_REL(joinrel) ||
+		parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
+		(!pg_gpu_force && !PgGpuDeviceLikely()) || !PgGpuLayoutOk())
+		return;
+	foreach(lc, joinrel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpujoin_path_methods)
+			prev = (CustomPath *) p;
+		else if (p->param_info == NULL && (cpu == NULL || p->total_cost < cpu->total_cost))
+			cpu = p;
+	}
+	if (prev != NULL)
+	{
+		Path	   *copy;
+
+		if (cpu != NULL && cpu->total_cost < ((Path *) linitial(prev->custom_paths))->total_cost &&
+			(copy = copy_join_path(cpu)) != NULL)
+			linitial(prev->custom_paths) = copy;
+		if (pg_gpu_force)
+		{
+			joinrel->pathlist = list_make1(prev);
+			joinrel->partial_pathlist = NIL;
+		}
+		return;
+	}
+	if (cpu == NULL || (cpu = copy_join_path(cpu)) == NULL)
+		return;
+
+	memset(&sj, 0, sizeof(sj));
+	if (!PgGpuFindSetJoin(root, joinrel, &sj) ||
+		!probe_output(root, joinrel->reltarget->exprs, &sj) ||
+		(rte = plain_table(root, sj.probe)) == NULL)
+		return;
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&comp, task, sj.probe->relid);
+	comp.root = root;
+	quals = ordered_quals(root, sj.probe->baserestrictinfo);
+	if (!join_rows_test(root, &comp, task, &sj, rte->relid, &join_quals) ||
+		!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter) ||
+		!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task))
+		return;
+	task->sort = 1;
+
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.rows = joinrel->rows;
+	/*
+	 * The probe table's pages and the build side's keys; then the rows come
+	 * back.  Under pg_gpu.force, free: no path PostgreSQL adds for another pair
+	 * of inputs can then push it out, so the fallback it tracks stays.
+	 */
+	cpath->path.startup_cost = pg_gpu_force ? 0.0 : gpu_scan_cost(sj.probe, 1.0) + sj.build_cost;
+	cpath->path.total_cost = pg_gpu_force ? 0.0
+		: cpath->path.startup_cost + joinrel->rows * cpu_tuple_cost;
+	/*
+	 * No CUSTOMPATH_SUPPORT_PROJECTION: the fallback hands up its child's rows
+	 * as they are, so the output must stay the join's own.
+	 */
+	cpath->flags = 0;
+	cpath->custom_paths = list_make2(cpu, sj.build_path);
+	cpath->custom_private = list_make5(NIL, NIL, NIL, task_const(task),
+									   filter_text(quals, rte->relid, sj.probe->relid));
+	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
+	cpath->custom_private = lappend(cpath->custom_private, comp.set_sources);
+	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) sj.probe->relid));
+	cpath->methods = &gpujoin_path_methods;
+	add_gpu_path(joinrel, &cpath->path);
+}
+
+static void
+GpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+			 JoinType jointype, JoinPathExtraData *extra)
+{
+	if (prev_join_pathlist_hook)
+		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+	PG_GPU_GUARD(GpuJoinPathsImpl(root, joinrel));
 }
 
 static Plan *
@@ -1081,4 +1292,6 @@ PgGpuAggPlannerInit(void)
 {
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = GpuAggUpperPaths;
+	prev_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = GpuJoinPaths;
 }

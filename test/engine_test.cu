@@ -847,6 +847,20 @@ test_keyset(std::mt19937_64 &rng, int type, uint64_t n, bool emulate)
 	CHECK(pg_gpu_keyset_size(ks) == first.size(), "keyset size %llu vs %zu (type %d, emulate %d)",
 		  (unsigned long long) pg_gpu_keyset_size(ks), first.size(), type, emulate);
 
+	/* the largest multiplicity, which bounds an inner join's repeated rows */
+	{
+		std::map<std::string, uint64_t> count;
+		uint64_t	want = 0;
+		pg_gpu_set_ref ref = {};
+
+		for (const std::string &k : norm)
+			want = std::max(want, ++count[k]);
+		pg_gpu_keyset_ref(ks, &ref);
+		CHECK(ref.max_mult == want, "keyset max_mult %llu vs %llu (type %d, n %llu, emulate %d)",
+			  (unsigned long long) ref.max_mult, (unsigned long long) want, type,
+			  (unsigned long long) n, emulate);
+	}
+
 	/* the build keys themselves, then probes half of which miss */
 	std::vector<int64_t> out(n + 1);
 	int			bad = 0;

@@ -59,8 +59,8 @@ SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k FROM js_k) OR id < 100;
 SELECT count(*), sum(id) FROM js_w WHERE (w IN (SELECT k FROM js_k)) IS NULL;
 SELECT count(*), sum(id) FROM js_w WHERE v NOT IN (SELECT v FROM js_k WHERE v IS NOT NULL) AND w NOT IN (SELECT k FROM js_u);
 SELECT count(*), sum(id) FROM js_w_empty WHERE w NOT IN (SELECT k FROM js_k);
--- rows, not aggregates: ORDER BY over a semi- or anti-join whose output is one
--- table's (GpuSort over that table, probing the key set); inner joins: the slot path
+-- rows, not aggregates: ORDER BY over a semi-, anti- or inner join whose output is
+-- one table's (GpuSort over that table, probing the key set)
 SELECT id, i4, d FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id LIMIT 8;
 SELECT count(*), sum(id), max(id) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id OFFSET 5) s;
 SELECT id, i4 FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w) ORDER BY i4 DESC NULLS FIRST, id LIMIT 8;
@@ -69,6 +69,35 @@ SELECT js_w.id, js_w.d FROM js_w JOIN js_u ON w = k ORDER BY js_w.d, js_w.id LIM
 SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id LIMIT 5;
 SELECT id FROM js_w_empty WHERE w IN (SELECT k FROM js_k) ORDER BY id;
 SELECT id FROM js_w WHERE w IN (SELECT k FROM js_empty) ORDER BY id;
+-- rows of a join, no ORDER BY (GpuJoin: the probe table's tuples that pass, in
+-- no order; an inner join's once per equal key); compared as sorted digests
+SELECT count(*), sum(id), md5(string_agg(id || ':' || coalesce(w, '-'), ',' ORDER BY id))
+  FROM (SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
+SELECT count(*), sum(id), md5(string_agg(id::text, ',' ORDER BY id))
+  FROM (SELECT id FROM js_w WHERE EXISTS (SELECT 1 FROM js_k WHERE js_k.i4 = js_w.i4) OFFSET 0) s;
+SELECT count(*), sum(id), count(w), md5(string_agg(id::text, ',' ORDER BY id))
+  FROM (SELECT id, w FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w) OFFSET 0) s;
+SELECT count(*), sum(id), md5(string_agg(id || ':' || c, ',' ORDER BY id))
+  FROM (SELECT id, c FROM js_w WHERE c IN (SELECT c FROM js_k) OFFSET 0) s;
+SELECT count(*), sum(x), md5(string_agg(x || ':' || u, ',' ORDER BY x, u))
+  FROM (SELECT id % 7 AS x, upper(w) AS u FROM js_w WHERE i8 IN (SELECT i8 FROM js_k) AND id % 3 = 0 OFFSET 0) s;
+-- inner joins: duplicate build keys repeat the row
+SELECT count(*), sum(id), md5(string_agg(id || ':' || i4, ',' ORDER BY id))
+  FROM (SELECT js_w.id, js_w.i4 FROM js_w JOIN js_k ON w = k OFFSET 0) s;
+SELECT count(*), sum(id), md5(string_agg(id::text, ',' ORDER BY id))
+  FROM (SELECT js_w.id FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 WHERE js_w.id % 2 = 1 OFFSET 0) s;
+SELECT count(*), sum(id) FROM (SELECT js_w.id FROM js_w JOIN js_u ON w = k OFFSET 0) s;
+-- the build key in the output: PostgreSQL's join
+SELECT count(*), md5(string_agg(id || ':' || k, ',' ORDER BY id, k))
+  FROM (SELECT js_w.id, js_k.k FROM js_w JOIN js_k ON w = k OFFSET 0) s;
+-- empty sides, a compressed probe value, and a LIMIT
+SELECT count(*) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_empty) OFFSET 0) s;
+SELECT count(*) FROM (SELECT js_w.id FROM js_w JOIN js_empty ON w = k OFFSET 0) s;
+SELECT count(*) FROM (SELECT id FROM js_w_empty WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
+SELECT count(*), sum(id) FROM (SELECT id FROM js_toast WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
+SELECT count(*) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) LIMIT 10) s;
+-- rows in order over an inner join: GpuSort repeats each row per equal key
+SELECT js_w.id, js_w.i4 FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 ORDER BY js_w.i4 DESC, js_w.id LIMIT 12;
 -- long IN lists and = ANY / <> ALL over arrays: a key set with IN's NULL rules
 SELECT count(*), sum(id) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,4999);
 SELECT count(*) FROM js_w WHERE i4 IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,NULL);
