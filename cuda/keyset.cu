@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <new>
 
-#include <cub/cub.cuh>
+#include "cub.cuh"
 
 #include "agg_host.h"
 #include "engine_internal.cuh"
