@@ -116,10 +116,11 @@ def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.media
     if where == "GPU" and any("Fallback:" in l for l in plan):
         where = "CPU(fallback)"
     extra = {}
+    # the last run's (an EXPLAIN query's first run is the warm-up, not typical)
     for key in BREAKDOWN:
-        m = re.search(rf"{key}: ([^\n]+)", out)
+        m = re.findall(rf"{key}: ([^\n]+)", out)
         if m:
-            extra[key] = m.group(1).strip()
+            extra[key] = m[-1].strip()
     return stat(runs), where, extra
 
 
