@@ -48,6 +48,15 @@ SET pg_gpu.force = on;
 SET pg_gpu.chunk_pages = 16;
 \i sql/include/join_set_q.sql
 RESET pg_gpu.chunk_pages;
+-- parallel workers pin the pages in place; a join's probe-side workers start
+-- before its key set is built (by a scan with workers of its own)
+SET pg_gpu.register_min_pages = 0;
+SET pg_gpu.pin_workers = 3;
+SET pg_gpu.pin_workers_min_pages = 0;
+\i sql/include/join_set_q.sql
+RESET pg_gpu.register_min_pages;
+RESET pg_gpu.pin_workers;
+RESET pg_gpu.pin_workers_min_pages;
 -- keys over pg_gpu.slot_sort_memory: PostgreSQL's join runs
 SET pg_gpu.slot_sort_memory = '64kB';
 SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k || repeat('x', 100) FROM js_k UNION ALL SELECT k FROM js_k);

@@ -795,6 +795,37 @@ scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext c
 }
 
 /*
+ * A table that fits comfortably stays in shared buffers, where the next query
+ * reads it in place; a larger one cycles through a bulk-read ring instead of
+ * flushing the pool.
+ */
+static inline bool
+scan_bulkread(PgGpuPageScan *ps)
+{
+	return ps->nblocks > (BlockNumber) (NBuffers / 2);
+}
+
+/*
+ * Start parallel workers that pin the pages for the GPU, when the scan reads
+ * them in place and the table is big enough; whether they run (ps->pin_ctx).
+ * Before the engine starts (a join's key set is built first) the chunk size
+ * the task asks for stands in for the engine's slots, which scan_pages checks.
+ */
+static bool
+scan_start_workers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity)
+{
+	if (ps->pin_ctx == NULL && ps->registered && !scan_bulkread(ps) && pg_gpu_pin_workers > 0 &&
+		ps->nblocks >= (BlockNumber) pin_workers_min_pages && capacity >= PG_GPU_PIN_CHUNK_PAGES)
+	{
+		ps->pin_tried = true;
+		ps->pin_ctx = PgGpuPinWorkersStart(ps->rel, ps->snapshot, ps->nblocks, pg_gpu_pin_workers);
+		if (ps->pin_ctx)
+			ps->pin_workers = PgGpuPinWorkersLaunched(ps->pin_ctx);
+	}
+	return ps->pin_ctx != NULL;
+}
+
+/*
  * Stream every page of the relation to ps->agg (begun with the prepared task)
  * and wait for the GPU to finish with them.  False with ps->fb_* set when the
  * scan cannot go on; the caller then ends the engine before scan_release.
@@ -813,30 +844,25 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 	int			slot = 0;
 	int			capacity;
 
-	/*
-	 * A table that fits comfortably stays in shared buffers, where the next query
-	 * reads it in place; a larger one cycles through a bulk-read ring instead of
-	 * flushing the pool.
-	 */
-	if (nblocks > (BlockNumber) (NBuffers / 2))
+	if (pg_gpu_agg_slot_get(ps->agg, 0, &probe, &err) != PG_GPU_OK)
+		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	/* workers started before the engine, for slots that turned out smaller */
+	if (ps->pin_ctx && probe.capacity < PG_GPU_PIN_CHUNK_PAGES)
+	{
+		PgGpuPinCtx *ctx = ps->pin_ctx;
+
+		ps->pin_ctx = NULL;
+		ps->pin_workers = 0;
+		PgGpuPinWorkersAbort(ctx);
+	}
+	/* in place and big enough: let parallel workers do the pinning */
+	if (scan_start_workers(ps, pin_workers_min_pages, probe.capacity))
+		return run_chunks_from_workers(ps, lapt);
+
+	if (scan_bulkread(ps))
 		strategy = GetAccessStrategy(BAS_BULKREAD);
 	else if (nblocks > 0)
 		rb = recent_buffers(rel, nblocks);
-
-	/* in place and big enough: let parallel workers do the pinning */
-	if (ps->registered && strategy == NULL && pg_gpu_pin_workers > 0 &&
-		nblocks >= (BlockNumber) pin_workers_min_pages &&
-		pg_gpu_agg_slot_get(ps->agg, 0, &probe, &err) == PG_GPU_OK &&
-		probe.capacity >= PG_GPU_PIN_CHUNK_PAGES)
-	{
-		ps->pin_tried = true;
-		ps->pin_ctx = PgGpuPinWorkersStart(rel, snapshot, nblocks, pg_gpu_pin_workers);
-		if (ps->pin_ctx)
-		{
-			ps->pin_workers = PgGpuPinWorkersLaunched(ps->pin_ctx);
-			return run_chunks_from_workers(ps, lapt);
-		}
-	}
 
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		if (ps->pins[i] == NULL)
@@ -1013,6 +1039,12 @@ run_on_gpu(GpuAggState *s)
 								   sizeof(BlockNumber) * Max(s->scan.nblocks, 1));
 	}
 
+	/*
+	 * A join: the probe table's pin workers start first, so that their start-up
+	 * and first chunks overlap the key set's build.
+	 */
+	if (s->set_sources != NIL && pg_gpu_pin_workers_early)
+		scan_start_workers(&s->scan, pg_gpu_pin_workers_min_pages, s->task.chunk_pages);
 	if (s->set_sources != NIL &&
 		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state,
 						s->node, &s->task, &s->sets,

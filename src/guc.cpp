@@ -38,6 +38,7 @@ bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
 int			pg_gpu_pin_workers = 8;
 int			pg_gpu_pin_workers_min_pages = 16384;
+bool		pg_gpu_pin_workers_early = true;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
@@ -130,6 +131,11 @@ PgGpuDefineGucs(void)
 							"Smallest table for which pin workers are started.",
 							NULL, &pg_gpu_pin_workers_min_pages, 16384, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.pin_workers_early",
+							 "Starts a join's probe-side pin workers before its key set is built.",
+							 "Their start-up and first chunks then overlap the build.",
+							 &pg_gpu_pin_workers_early, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.expect_gpu",
 							 "Warns whenever a query planned for the GPU falls back to the CPU.",
 							 "Used by make gpucheck to prove offload on a GPU host.",

@@ -27,6 +27,7 @@ extern bool pg_gpu_register_buffers;
 extern int	pg_gpu_register_min_pages;
 extern int	pg_gpu_pin_workers;
 extern int	pg_gpu_pin_workers_min_pages;
+extern bool pg_gpu_pin_workers_early;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
