@@ -56,7 +56,7 @@ Q = {
     # rows, in order: the matching words sorted (timed in the executor)
     "Q5r": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM words WHERE w IN (SELECT k FROM keys) "
            "ORDER BY w COLLATE \"C\"",
-    # rows in no order (GpuJoin): the semi-join's 588 k words, the inner join's,
+    # rows in no order (GpuSemiJoin, GpuHashJoin): the semi-join's 588 k words, the inner join's,
     # and the anti-join's 9.4 M (timed in the executor)
     "Q5j": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM words WHERE w IN (SELECT k FROM keys)",
     "Q5bj": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT words.* FROM words JOIN keys ON w = k",
@@ -94,7 +94,7 @@ def psql(sql, db="postgres", capture=True):
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
-             "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Rows Kept", "Sorted Runs Merged", "GpuSort Wall Time", "GpuJoin Wall Time",
+             "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Rows Kept", "Sorted Runs Merged", "GpuSort Wall Time", "GpuHashJoin Wall Time", "GpuSemiJoin Wall Time",
              "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Key Set Collect Time", "Key Set GPU Time",
              "Workers Launched")
 
@@ -112,7 +112,7 @@ def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.media
     times = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
     runs = times[1:reps + 1] if warmup else times[:reps]
     plan = out.split("\n")
-    where = "GPU" if any(n in l for l in plan for n in ("GpuAgg", "GpuSort", "GpuJoin")) else "CPU"
+    where = "GPU" if any(n in l for l in plan for n in ("GpuAgg", "GpuSort", "GpuHashJoin", "GpuSemiJoin")) else "CPU"
     if where == "GPU" and any("Fallback:" in l for l in plan):
         where = "CPU(fallback)"
     extra = {}

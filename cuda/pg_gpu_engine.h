@@ -263,8 +263,8 @@ typedef struct pg_gpu_agg_task
 	 * first, with their direction and NULL placement; no aggregate inputs.  The
 	 * engine keeps every submitted page (total_pages of them at most) and, after
 	 * finish, returns the passing tuples in order (pg_gpu_sort_next), the first
-	 * sort_limit of them when sort_limit > 0.  With nkeys = 0 (GpuJoin) the rows
-	 * come back in no particular order, unsorted.
+	 * sort_limit of them when sort_limit > 0.  With nkeys = 0 (GpuHashJoin,
+	 * GpuSemiJoin) the rows come back unsorted, in no particular order.
 	 */
 	int32_t		sort;
 	uint8_t		key_desc[PG_GPU_MAX_KEYS];

@@ -18,6 +18,6 @@ bad=$(psql -X -At -d postgres -c "SELECT coalesce(sum(count), 0) FROM pg_gpu_fal
                      'over slot_sort_memory', 'duplicate join keys')")
 finals=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'gpu_aggregates'")
 sorts=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuSort'")
-joins=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuJoin'")
-echo "gpucheck: GpuAgg ran on the GPU $runs times, GpuSort $sorts times, GpuJoin $joins times, gpu_* final reductions $finals times; unexpected fallbacks: $bad"
+joins=$(psql -X -At -d postgres -c "SELECT sum(gpu_executions) FROM pg_gpu_stats WHERE node IN ('GpuHashJoin', 'GpuSemiJoin')")
+echo "gpucheck: GpuAgg ran on the GPU $runs times, GpuSort $sorts times, GpuHashJoin and GpuSemiJoin $joins times, gpu_* final reductions $finals times; unexpected fallbacks: $bad"
 [ "$runs" -ge 50 ] && [ "$sorts" -ge 30 ] && [ "$joins" -ge 20 ] && [ "$finals" -ge 100 ] && [ "$bad" -eq 0 ]

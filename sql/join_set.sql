@@ -103,18 +103,18 @@ SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_
 SELECT js_keys_from('SELECT count(*) FROM js_w WHERE w NOT IN (SELECT w FROM js_toast)', 'plan');
 DROP FUNCTION js_keys_from(text, text);
 
--- the rows of a join came from the GPU (GpuJoin ran with no fallback), or GpuJoin
--- fell back for the reason wanted
+-- the rows of a join came from the GPU (GpuHashJoin or GpuSemiJoin ran with no
+-- fallback), or it fell back for the reason wanted
 CREATE FUNCTION js_gpujoin(q text, want text DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
   fb text;
 BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
-  IF NOT jsonb_path_exists(p, 'strict $.** ? (@."Custom Plan Provider" == "GpuJoin")') THEN
-    RETURN 'no GpuJoin';
+  IF NOT jsonb_path_exists(p, 'strict $.** ? (@."Custom Plan Provider" like_regex "^Gpu(Hash|Semi)Join$")') THEN
+    RETURN 'no GPU join';
   END IF;
-  fb := jsonb_path_query_first(p, 'strict $.** ? (@."Custom Plan Provider" == "GpuJoin")."Fallback"') #>> '{}';
+  fb := jsonb_path_query_first(p, 'strict $.** ? (@."Custom Plan Provider" like_regex "^Gpu(Hash|Semi)Join$")."Fallback"') #>> '{}';
   IF fb IN ('no gpu', 'not compiled') OR fb IS NOT DISTINCT FROM want THEN
     RETURN 'ok';
   END IF;
@@ -128,7 +128,7 @@ SELECT js_gpujoin('SELECT id % 7, upper(w) FROM js_w WHERE c IN (SELECT c FROM j
 -- aggregates the GPU does not run, over a join's rows from the GPU
 SELECT js_gpujoin('SELECT string_agg(w, '','') FROM js_w WHERE w IN (SELECT k FROM js_k)');
 SELECT js_gpujoin('SELECT count(DISTINCT js_w.i4) FROM js_w JOIN js_k ON w = k WHERE js_w.i4 % 2 = 0');
--- a compressed probe value: GpuJoin gives the rows back to PostgreSQL's join
+-- a compressed probe value: GpuSemiJoin gives the rows back to PostgreSQL's join
 SELECT js_gpujoin('SELECT id FROM js_toast WHERE w IN (SELECT k FROM js_k)', 'toasted value');
 SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);
 DROP FUNCTION js_gpujoin(text, text);
@@ -138,7 +138,8 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w JOIN js_k ON w = k;
 -- rows in order: GpuSort over the probe table, an inner join's rows repeated per
--- equal key; rows in no order: GpuJoin, with PostgreSQL's join as its fallback
+-- equal key; rows in no order: GpuHashJoin or GpuSemiJoin, with PostgreSQL's
+-- join as its fallback
 EXPLAIN (COSTS OFF) SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) ORDER BY id;
 EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id;
 EXPLAIN (COSTS OFF) SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k);

@@ -180,8 +180,8 @@ typedef struct GpuAggState
 	MemoryContext row_cxt;		/* an output row's partial states */
 
 	/*
-	 * GpuSort: the same page streaming, then the sorted tuples; GpuJoin (also
-	 * sort): a join's rows, unsorted
+	 * GpuSort: the same page streaming, then the sorted tuples; GpuHashJoin and
+	 * GpuSemiJoin (also sort): a join's rows, unsorted
 	 */
 	bool		sort;
 	PgGpuNode	node;			/* for pg_gpu_stats and fallbacks */
@@ -240,8 +240,13 @@ CustomScanMethods gpusort_scan_methods = {
 	CreateGpuSortState
 };
 
-CustomScanMethods gpujoin_scan_methods = {
-	"GpuJoin",
+CustomScanMethods gpuhashjoin_scan_methods = {
+	"GpuHashJoin",
+	CreateGpuSortState
+};
+
+CustomScanMethods gpusemijoin_scan_methods = {
+	"GpuSemiJoin",
 	CreateGpuSortState
 };
 
@@ -270,8 +275,20 @@ static const CustomExecMethods gpusort_exec_methods = {
 	ExplainGpuAgg
 };
 
-static const CustomExecMethods gpujoin_exec_methods = {
-	"GpuJoin",
+static const CustomExecMethods gpuhashjoin_exec_methods = {
+	"GpuHashJoin",
+	BeginGpuAgg,
+	ExecGpuAgg,
+	EndGpuAgg,
+	ReScanGpuAgg,
+	NULL, NULL,
+	NULL, NULL, NULL, NULL,
+	NULL,
+	ExplainGpuAgg
+};
+
+static const CustomExecMethods gpusemijoin_exec_methods = {
+	"GpuSemiJoin",
 	BeginGpuAgg,
 	ExecGpuAgg,
 	EndGpuAgg,
@@ -307,8 +324,9 @@ CreateGpuAggState(CustomScan *cscan)
 
 /*
  * GpuSort shares GpuAgg's state and page streaming; its scan tuples are the
- * table's own, pointing into the engine's batch of sorted tuples.  GpuJoin is
- * GpuSort without sort keys: the rows of a join, in the order the GPU kept them.
+ * table's own, pointing into the engine's batch of sorted tuples.  GpuHashJoin
+ * and GpuSemiJoin are GpuSort without sort keys: the rows of an inner join, or
+ * of a semi- or anti-join, in the order the GPU kept them.
  */
 static Node *
 CreateGpuSortState(CustomScan *cscan)
@@ -317,12 +335,24 @@ CreateGpuSortState(CustomScan *cscan)
 		return PgGpuCreateSortSlotState(cscan);
 
 	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
-	bool		join = cscan->methods == &gpujoin_scan_methods;
 
 	NodeSetTag(s, T_CustomScanState);
-	s->css.methods = join ? &gpujoin_exec_methods : &gpusort_exec_methods;
 	s->sort = true;
-	s->node = join ? PG_GPU_NODE_JOIN : PG_GPU_NODE_SORT;
+	if (cscan->methods == &gpuhashjoin_scan_methods)
+	{
+		s->css.methods = &gpuhashjoin_exec_methods;
+		s->node = PG_GPU_NODE_HASHJOIN;
+	}
+	else if (cscan->methods == &gpusemijoin_scan_methods)
+	{
+		s->css.methods = &gpusemijoin_exec_methods;
+		s->node = PG_GPU_NODE_SEMIJOIN;
+	}
+	else
+	{
+		s->css.methods = &gpusort_exec_methods;
+		s->node = PG_GPU_NODE_SORT;
+	}
 	return (Node *) s;
 }
 
@@ -1358,7 +1388,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
-		if (s->node == PG_GPU_NODE_JOIN)
+		if (s->node == PG_GPU_NODE_HASHJOIN || s->node == PG_GPU_NODE_SEMIJOIN)
 			ExplainPropertyInteger("Rows Kept", NULL, s->res.nrows, es);
 		else if (s->sort)
 		{
@@ -1403,5 +1433,6 @@ PgGpuAggExecInit(void)
 {
 	RegisterCustomScanMethods(&gpuagg_scan_methods);
 	RegisterCustomScanMethods(&gpusort_scan_methods);
-	RegisterCustomScanMethods(&gpujoin_scan_methods);
+	RegisterCustomScanMethods(&gpuhashjoin_scan_methods);
+	RegisterCustomScanMethods(&gpusemijoin_scan_methods);
 }

@@ -50,7 +50,8 @@ typedef enum GpuSortSlotPrivate
 
 extern CustomScanMethods gpuagg_scan_methods;
 extern CustomScanMethods gpusort_scan_methods;
-extern CustomScanMethods gpujoin_scan_methods;
+extern CustomScanMethods gpuhashjoin_scan_methods;
+extern CustomScanMethods gpusemijoin_scan_methods;
 
 /* Fill the task's attribute layout from the relation; false if not decodable. */
 extern bool PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);

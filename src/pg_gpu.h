@@ -40,7 +40,8 @@ typedef enum PgGpuNode
 	PG_GPU_NODE_AGG = 0,
 	PG_GPU_NODE_FINAL,			/* the gpu_* aggregates' final reductions */
 	PG_GPU_NODE_SORT,
-	PG_GPU_NODE_JOIN,			/* a join's rows, unsorted */
+	PG_GPU_NODE_HASHJOIN,		/* an inner join's rows, unsorted */
+	PG_GPU_NODE_SEMIJOIN,		/* a semi- or anti-join's rows, unsorted */
 	PG_GPU_NODE_COUNT
 } PgGpuNode;
 

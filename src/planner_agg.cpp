@@ -457,7 +457,7 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 }
 
 /*
- * The rows of the set join sj, for GpuSort and GpuJoin: *join_quals gets the
+ * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin: *join_quals gets the
  * join's qual for the filter (join_set_test); an inner join instead hands each
  * probe row out once per equal key, its weight (a row without a match weighs
  * 0), so its qual is NIL.  False if the task has no room.
@@ -712,18 +712,21 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	bool		join = strcmp(best_path->methods->CustomName, "GpuJoin") == 0;
-	bool		sort = join || strcmp(best_path->methods->CustomName, "GpuSort") == 0;
+	const char *name = best_path->methods->CustomName;
+	bool		hashjoin = strcmp(name, "GpuHashJoin") == 0;
+	bool		semijoin = strcmp(name, "GpuSemiJoin") == 0;
+	bool		sort = hashjoin || semijoin || strcmp(name, "GpuSort") == 0;
 
 	cscan->scan.plan.targetlist = tlist;
 	if (sort)
 	{
-		/* the table's own tuples, in order (GpuJoin: in no order) */
+		/* the table's own tuples, in order (a join's: in no order) */
 		cscan->scan.scanrelid = (Index) intVal(llast(priv));
 		cscan->flags = best_path->flags;
 		cscan->custom_plans = custom_plans;
 		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_SETS + 1);
-		cscan->methods = join ? &gpujoin_scan_methods : &gpusort_scan_methods;
+		cscan->methods = hashjoin ? &gpuhashjoin_scan_methods
+			: semijoin ? &gpusemijoin_scan_methods : &gpusort_scan_methods;
 		return &cscan->scan.plan;
 	}
 
@@ -1093,16 +1096,31 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	return true;
 }
 
-/* ---- GpuJoin --------------------------------------------------------------- */
+/* ---- GpuHashJoin, GpuSemiJoin ----------------------------------------------- */
 
-static const CustomPathMethods gpujoin_path_methods = {
-	"GpuJoin",
+static const CustomPathMethods gpuhashjoin_path_methods = {
+	"GpuHashJoin",
 	PlanGpuAggPath,				/* GpuSort's plan, with no sort keys */
 	NULL
 };
 
+static const CustomPathMethods gpusemijoin_path_methods = {
+	"GpuSemiJoin",
+	PlanGpuAggPath,
+	NULL
+};
+
+static inline bool
+is_gpujoin_path(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		(((CustomPath *) path)->methods == &gpuhashjoin_path_methods ||
+		 ((CustomPath *) path)->methods == &gpusemijoin_path_methods);
+}
+
 /*
- * A copy of one of PostgreSQL's join paths for joinrel, for GpuJoin's fallback.
+ * A copy of one of PostgreSQL's join paths for joinrel, for the GPU join's
+ * fallback.
  * add_path frees the paths it drops from the join rel's list, and the join rel
  * is still being built: a later pair of inputs may bring a cheaper path.  The
  * copy's inputs belong to finished relations, so they stay.  NULL for a path
@@ -1135,7 +1153,7 @@ copy_join_path(Path *p)
 
 /*
  * PostgreSQL's own plan for a GPU node's fallback: path, or where path is a
- * GpuJoin, the join it falls back to (the GPU node above would scan the same
+ * GpuHashJoin or GpuSemiJoin, the join it falls back to (the GPU node above would scan the same
  * pages, and fail the same way).
  */
 static Path *
@@ -1149,7 +1167,7 @@ cpu_path(PlannerInfo *root, Path *path)
 		return cpu == sub ? path
 			: (Path *) create_projection_path(root, path->parent, cpu, path->pathtarget);
 	}
-	if (IsA(path, CustomPath) && ((CustomPath *) path)->methods == &gpujoin_path_methods)
+	if (is_gpujoin_path(path))
 		return (Path *) linitial(((CustomPath *) path)->custom_paths);
 	return path;
 }
@@ -1157,9 +1175,10 @@ cpu_path(PlannerInfo *root, Path *path)
 /*
  * Rows of a join, unordered (set_join_pathlist_hook): a semi-, anti- or inner
  * join of one table with the rest on one equality (PgGpuFindSetJoin), whose
- * output reads that table alone.  GpuJoin scans the table's pages like GpuSort,
- * probing a key set of the rest, and hands back the rows that pass (an inner
- * join's once per equal key) in the order the GPU kept them.  Its fallback is
+ * output reads that table alone.  GpuHashJoin (inner) or GpuSemiJoin (semi,
+ * anti) scans the table's pages like GpuSort, probing a key set of the rest, and
+ * hands back the rows that pass (an inner join's once per equal key) in the
+ * order the GPU kept them.  Its fallback is
  * the cheapest of PostgreSQL's paths for the join seen so far; the hook runs
  * once per pair of inputs, and each call brings that fallback up to date.
  */
@@ -1185,7 +1204,7 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	{
 		Path	   *p = (Path *) lfirst(lc);
 
-		if (IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpujoin_path_methods)
+		if (is_gpujoin_path(p))
 			prev = (CustomPath *) p;
 		else if (p->param_info == NULL && (cpu == NULL || p->total_cost < cpu->total_cost))
 			cpu = p;
@@ -1247,7 +1266,8 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
 	cpath->custom_private = lappend(cpath->custom_private, comp.set_sources);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) sj.probe->relid));
-	cpath->methods = &gpujoin_path_methods;
+	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_path_methods
+		: &gpusemijoin_path_methods;
 	add_gpu_path(joinrel, &cpath->path);
 }
 

@@ -69,7 +69,7 @@ SELECT js_w.id, js_w.d FROM js_w JOIN js_u ON w = k ORDER BY js_w.d, js_w.id LIM
 SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id LIMIT 5;
 SELECT id FROM js_w_empty WHERE w IN (SELECT k FROM js_k) ORDER BY id;
 SELECT id FROM js_w WHERE w IN (SELECT k FROM js_empty) ORDER BY id;
--- rows of a join, no ORDER BY (GpuJoin: the probe table's tuples that pass, in
+-- rows of a join, no ORDER BY (GpuSemiJoin, GpuHashJoin: the probe table's tuples that pass, in
 -- no order; an inner join's once per equal key); compared as sorted digests
 SELECT count(*), sum(id), md5(string_agg(id || ':' || coalesce(w, '-'), ',' ORDER BY id))
   FROM (SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
