@@ -93,7 +93,7 @@ def psql(sql, db="postgres", capture=True):
 # a warm session: CUDA started and the buffer pool registered
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
-BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "Chunks Pinned by Leader", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
+BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Rows Kept", "Sorted Runs Merged", "GpuSort Wall Time", "GpuHashJoin Wall Time", "GpuSemiJoin Wall Time",
              "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Key Set Collect Time", "Key Set GPU Time",
              "Workers Launched")

@@ -39,14 +39,9 @@ SET pg_gpu.enabled = off;
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/agg_vis_q.sql
--- parallel workers pin every page (the leader only hands chunks to the GPU), then
--- the leader pins ranges too while no worker's chunk is ready
 SET pg_gpu.register_min_pages = 0;
 SET pg_gpu.pin_workers = 2;
 SET pg_gpu.pin_workers_min_pages = 0;
-SET parallel_leader_participation = off;
-\i sql/include/agg_vis_q.sql
-RESET parallel_leader_participation;
 \i sql/include/agg_vis_q.sql
 RESET pg_gpu.register_min_pages;
 RESET pg_gpu.pin_workers;

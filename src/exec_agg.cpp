@@ -39,7 +39,6 @@ extern "C" {
 #include "storage/predicate.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -159,7 +158,6 @@ typedef struct PgGpuPageScan
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
 	bool		pin_tried;		/* asked for pin workers */
-	int			leader_chunks;	/* with workers: chunks the backend pinned */
 	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
 	instr_time	t_wait;			/* CPU waiting for chunk slots */
 	PgGpuFallback fb_reason;
@@ -679,7 +677,10 @@ wait_slot(PgGpuPageScan *ps, int slot)
 	lap(&ps->t_pages, &t);
 }
 
-/* Room for n pins per engine slot in the backend's own pin arrays. */
+/*
+ * Room for n pins per engine slot in the backend's own pin arrays (kept from
+ * run to run; pg_gpu.chunk_pages may have grown since).
+ */
 static void
 reserve_pins(PgGpuPageScan *ps, int n)
 {
@@ -693,57 +694,6 @@ reserve_pins(PgGpuPageScan *ps, int n)
 		ps->pins[i] = (Buffer *) MemoryContextAlloc(ps->cxt, sizeof(Buffer) * n);
 	}
 	ps->pins_cap = n;
-}
-
-/*
- * Pin and inspect blocks from *blk on into engine slot slot's buffer, up to
- * capacity non-empty pages or block end; *blk moves past them.  Read in place,
- * the pins stay (ps->pins[slot]) until the GPU is done; copied, they go at once.
- */
-static void
-pin_pages(PgGpuPageScan *ps, int slot, pg_gpu_agg_slot *buf, BlockNumber *blk, BlockNumber end,
-		  int capacity, BufferAccessStrategy strategy, RecentBuffers *rb, int *npages, int *nvis)
-{
-	for (; *blk < end && *npages < capacity; (*blk)++)
-	{
-		Buffer		b;
-		Page		page;
-		OffsetNumber nlp;
-		bool		has_bits;
-		pg_gpu_page_ref *ref;
-
-		CHECK_FOR_INTERRUPTS();
-		if (rb && *blk + PREFETCH_AHEAD < ps->nblocks)
-			prefetch_buffer(rb->bufs[*blk + PREFETCH_AHEAD]);
-		b = pin_block(ps->rel, *blk, strategy, rb);
-		LockBuffer(b, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(b);
-		nlp = PgGpuInspectPage(ps->rel, ps->snapshot, b, *blk,
-							   buf->vis + (size_t) *nvis * PG_GPU_VIS_WORDS, &has_bits);
-		if (nlp == 0)
-		{
-			UnlockReleaseBuffer(b);
-			continue;
-		}
-		ref = &buf->refs[*npages];
-		ref->nlp = nlp;
-		ref->vis_idx = has_bits ? (*nvis)++ : -1;
-		if (ps->registered)
-		{
-			LockBuffer(b, BUFFER_LOCK_UNLOCK);
-			ref->addr = page_addr(ps, b);
-			ps->pins[slot][ps->npins[slot]++] = b;
-		}
-		else
-		{
-			memcpy(buf->staging + (size_t) *npages * BLCKSZ, page, BLCKSZ);
-			ref->addr = 0;
-			UnlockReleaseBuffer(b);
-		}
-		if (ps->page_blk)
-			ps->page_blk[ps->npage_blk++] = *blk;
-		(*npages)++;
-	}
 }
 
 /* The scan cannot go on: false, with the reason kept for the caller. */
@@ -765,76 +715,29 @@ count_chunk(PgGpuPageScan *ps)
 	return true;
 }
 
-/* An engine slot's chunk: a worker's (its index), the backend's own, or none. */
-#define SLOT_FREE		(-1)
-#define SLOT_LEADER		(-2)
-
-/*
- * Pin the next unclaimed range of blocks in the backend itself, into engine slot
- * e, and submit it: while no worker's chunk is ready (their start-up, say), the
- * leader does a worker's job, as PostgreSQL's Gather does under
- * parallel_leader_participation.  False when no range is left (*none set) or on
- * failure (ps->fb_* set).
- */
-static bool
-leader_chunk(PgGpuPageScan *ps, int e, bool *none)
-{
-	BlockNumber start,
-				end;
-	pg_gpu_agg_slot buf;
-	pg_gpu_error err;
-	int			npages = 0,
-				nvis = 0;
-
-	*none = false;
-	if (!PgGpuPinClaimRange(ps->pin_ctx, &start, &end))
-	{
-		*none = true;
-		return false;
-	}
-	if (pg_gpu_agg_slot_get(ps->agg, e, &buf, &err) != PG_GPU_OK)
-		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
-	Assert(buf.capacity >= (int) (end - start));
-	pin_pages(ps, e, &buf, &start, end, buf.capacity, NULL, NULL, &npages, &nvis);
-	ps->leader_chunks++;
-	if (npages > 0 && pg_gpu_agg_submit(ps->agg, e, npages, nvis, &err) != PG_GPU_OK)
-		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
-	return count_chunk(ps);
-}
-
 /*
  * The leader's loop when parallel workers pin the pages: take published chunks,
  * hand them to the GPU, and tell their workers to unpin once the GPU is done.
- * With nothing published and an engine slot free, it pins a range itself.
  */
 static bool
 run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 {
 	PgGpuPinCtx *ctx = ps->pin_ctx;
 	int			owner[PG_GPU_AGG_SLOTS];
-	bool		claim = parallel_leader_participation;
 	pg_gpu_error err;
 
-	reserve_pins(ps, PG_GPU_PIN_CHUNK_PAGES);
 	for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
-		owner[e] = SLOT_FREE;
+		owner[e] = -1;
 	for (;;)
 	{
 		bool		progress = false;
 		bool		busy = false;
 
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
-			if (owner[e] != SLOT_FREE && pg_gpu_agg_slot_idle(ps->agg, e))
+			if (owner[e] >= 0 && pg_gpu_agg_slot_idle(ps->agg, e))
 			{
-				if (owner[e] == SLOT_LEADER)
-				{
-					for (int j = 0; j < ps->npins[e]; j++)
-						ReleaseBuffer(ps->pins[e][j]);
-					ps->npins[e] = 0;
-				}
-				else
-					PgGpuPinChunkDone(ctx, owner[e]);
-				owner[e] = SLOT_FREE;
+				PgGpuPinChunkDone(ctx, owner[e]);
+				owner[e] = -1;
 				progress = true;
 			}
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
@@ -843,28 +746,13 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 			pg_gpu_agg_slot buf;
 			int			idx;
 
-			if (owner[e] != SLOT_FREE)
+			if (owner[e] >= 0)
 			{
 				busy = true;
 				continue;
 			}
 			if ((idx = PgGpuPinTakeReady(ctx, &view)) < 0)
-			{
-				bool		none;
-
-				if (!claim)
-					break;
-				if (!leader_chunk(ps, e, &none))
-				{
-					if (!none)
-						return false;
-					claim = false;
-					break;
-				}
-				owner[e] = SLOT_LEADER;
-				busy = progress = true;
-				continue;
-			}
+				break;
 			progress = true;
 			if (view.npages == 0)
 			{
@@ -892,7 +780,7 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 		lap(&ps->t_pages, lapt);
 		/* every engine slot counts, not only those the submit loop reached */
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
-			busy |= (owner[e] != SLOT_FREE);
+			busy |= (owner[e] >= 0);
 		if (!busy && PgGpuPinAllDelivered(ctx))
 			break;
 		if (!progress)
@@ -998,6 +886,7 @@ static bool
 scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 {
 	Relation	rel = ps->rel;
+	Snapshot	snapshot = ps->snapshot;
 	BlockNumber nblocks = ps->nblocks;
 	BlockNumber blk = 0;
 	BufferAccessStrategy strategy = NULL;
@@ -1028,6 +917,7 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 		rb = recent_buffers(rel, nblocks);
 
 	reserve_pins(ps, ps->chunk_pages);
+
 	while (blk < nblocks)
 	{
 		pg_gpu_agg_slot buf;
@@ -1039,7 +929,47 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 		if (pg_gpu_agg_slot_get(ps->agg, slot, &buf, &err) != PG_GPU_OK)
 			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 		capacity = Min(buf.capacity, ps->chunk_pages);
-		pin_pages(ps, slot, &buf, &blk, nblocks, capacity, strategy, rb, &npages, &nvis);
+
+		for (; blk < nblocks && npages < capacity; blk++)
+		{
+			Buffer		b;
+			Page		page;
+			OffsetNumber nlp;
+			bool		has_bits;
+			pg_gpu_page_ref *ref;
+
+			CHECK_FOR_INTERRUPTS();
+			if (rb && blk + PREFETCH_AHEAD < nblocks)
+				prefetch_buffer(rb->bufs[blk + PREFETCH_AHEAD]);
+			b = pin_block(rel, blk, strategy, rb);
+			LockBuffer(b, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(b);
+			nlp = PgGpuInspectPage(rel, snapshot, b, blk,
+								   buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
+			if (nlp == 0)
+			{
+				UnlockReleaseBuffer(b);
+				continue;
+			}
+			ref = &buf.refs[npages];
+			ref->nlp = nlp;
+			ref->vis_idx = has_bits ? nvis++ : -1;
+			if (ps->registered)
+			{
+				LockBuffer(b, BUFFER_LOCK_UNLOCK);
+				ref->addr = page_addr(ps, b);
+				ps->pins[slot][ps->npins[slot]++] = b;
+			}
+			else
+			{
+				memcpy(buf.staging + (size_t) npages * BLCKSZ, page, BLCKSZ);
+				ref->addr = 0;
+				UnlockReleaseBuffer(b);
+			}
+			if (ps->page_blk)
+				ps->page_blk[ps->npage_blk++] = blk;
+			npages++;
+		}
 		if (npages > 0 &&
 			pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
 			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
@@ -1495,11 +1425,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyInteger("Hash Table Grows", NULL, s->res.grows, es);
 		}
 		if (s->scan.pin_workers > 0)
-		{
 			ExplainPropertyInteger("Pin Workers", NULL, s->scan.pin_workers, es);
-			if (s->scan.leader_chunks > 0)
-				ExplainPropertyInteger("Chunks Pinned by Leader", NULL, s->scan.leader_chunks, es);
-		}
 		else if (s->scan.pin_tried)
 			ExplainPropertyText("Pin Workers", "none could be launched", es);
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */

@@ -266,20 +266,6 @@ PgGpuPinAllDelivered(PgGpuPinCtx *ctx)
 	return ctx->delivered >= ctx->total_chunks;
 }
 
-bool
-PgGpuPinClaimRange(PgGpuPinCtx *ctx, BlockNumber *start, BlockNumber *end)
-{
-	PinShared  *ps = ctx->shared;
-	BlockNumber first = pg_atomic_fetch_add_u32(&ps->next_block, PG_GPU_PIN_CHUNK_PAGES);
-
-	if (first >= ps->nblocks)
-		return false;
-	*start = first;
-	*end = Min(ps->nblocks, first + PG_GPU_PIN_CHUNK_PAGES);
-	ctx->delivered++;			/* a range no worker will publish */
-	return true;
-}
-
 int
 PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view)
 {

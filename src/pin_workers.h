@@ -32,11 +32,6 @@ int			PgGpuPinWorkersLaunched(PgGpuPinCtx *ctx);
 /* A ready chunk's slot number (and its contents), or -1 if none is ready now. */
 int			PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view);
 bool		PgGpuPinAllDelivered(PgGpuPinCtx *ctx);
-/*
- * The leader takes the next unclaimed range of blocks [*start, *end) to pin
- * itself (it counts as delivered); false when none is left.
- */
-bool		PgGpuPinClaimRange(PgGpuPinCtx *ctx, BlockNumber *start, BlockNumber *end);
 /* The GPU has finished with the chunk's pages: its worker may unpin them. */
 void		PgGpuPinChunkDone(PgGpuPinCtx *ctx, int chunk);
 /* Sleep briefly until some chunk changes state. */
