@@ -96,6 +96,36 @@ SELECT count(*) FROM (SELECT js_w.id FROM js_w JOIN js_empty ON w = k OFFSET 0) 
 SELECT count(*) FROM (SELECT id FROM js_w_empty WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
 SELECT count(*), sum(id) FROM (SELECT id FROM js_toast WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
 SELECT count(*) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) LIMIT 10) s;
+-- a join's rows under another join, rescanned under a nested loop, through a
+-- scrollable cursor, with a parameter, and a self-join
+SELECT count(*), sum(w.id), md5(string_agg(w.id || ':' || k.k, ',' ORDER BY w.id, k.k))
+  FROM (SELECT js_w.id, js_w.w, js_w.i4 FROM js_w JOIN js_u ON w = k OFFSET 0) w
+  JOIN js_k k ON w.i4 = k.i4;
+SELECT count(*), sum(w.id) FROM js_w w JOIN js_u u ON w.w = u.k JOIN js_k k ON w.i4 = k.i4;
+SELECT g, (SELECT count(*) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) OFFSET 0) s
+           WHERE s.id % 7 = g) AS n
+  FROM generate_series(0, 3) g;
+BEGIN;
+DECLARE js_cur SCROLL CURSOR FOR SELECT count(*) OVER () AS n, i8 > 0 AS pos FROM js_w WHERE i8 IN (SELECT i8 FROM js_k) AND i8 > 0;
+FETCH 2 FROM js_cur;
+FETCH BACKWARD 1 FROM js_cur;
+FETCH ABSOLUTE -1 FROM js_cur;
+COMMIT;
+PREPARE js_p(int) AS SELECT count(*), sum(id) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) AND id > $1 OFFSET 0) s;
+EXECUTE js_p(10);
+EXECUTE js_p(100);
+EXECUTE js_p(1000);
+EXECUTE js_p(5000);
+EXECUTE js_p(10000);
+EXECUTE js_p(15000);
+DEALLOCATE js_p;
+SELECT count(*), sum(id) FROM (SELECT a.id FROM js_w a WHERE a.w IN (SELECT b.w FROM js_w b WHERE b.id < 2000) OFFSET 0) s;
+-- not a SELECT, or rows to lock: PostgreSQL's join
+BEGIN;
+DELETE FROM js_w WHERE w IN (SELECT k FROM js_k) AND id % 5 = 0;
+SELECT count(*), sum(id) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_k) OFFSET 0) s;
+ROLLBACK;
+SELECT count(*) FROM (SELECT id FROM js_w WHERE i4 IN (SELECT i4 FROM js_u) FOR UPDATE) s;
 -- rows in order over an inner join: GpuSort repeats each row per equal key
 SELECT js_w.id, js_w.i4 FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 ORDER BY js_w.i4 DESC, js_w.id LIMIT 12;
 -- long IN lists and = ANY / <> ALL over arrays: a key set with IN's NULL rules
