@@ -263,7 +263,11 @@ static const CustomExecMethods gpuagg_exec_methods = {
 	ExplainGpuAgg
 };
 
-/* No mark/restore, no backward scan: PostgreSQL adds a Material node if needed. */
+/*
+ * No mark/restore, no backward scan: PostgreSQL adds a Material node if needed.
+ * GpuHashJoin and GpuSemiJoin run the same way (EXPLAIN names a node by its
+ * plan's methods).
+ */
 static const CustomExecMethods gpusort_exec_methods = {
 	"GpuSort",
 	BeginGpuAgg,
@@ -276,29 +280,6 @@ static const CustomExecMethods gpusort_exec_methods = {
 	ExplainGpuAgg
 };
 
-static const CustomExecMethods gpuhashjoin_exec_methods = {
-	"GpuHashJoin",
-	BeginGpuAgg,
-	ExecGpuAgg,
-	EndGpuAgg,
-	ReScanGpuAgg,
-	NULL, NULL,
-	NULL, NULL, NULL, NULL,
-	NULL,
-	ExplainGpuAgg
-};
-
-static const CustomExecMethods gpusemijoin_exec_methods = {
-	"GpuSemiJoin",
-	BeginGpuAgg,
-	ExecGpuAgg,
-	EndGpuAgg,
-	ReScanGpuAgg,
-	NULL, NULL,
-	NULL, NULL, NULL, NULL,
-	NULL,
-	ExplainGpuAgg
-};
 
 static int *
 int_list_array(List *l)
@@ -338,22 +319,11 @@ CreateGpuSortState(CustomScan *cscan)
 	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
 
 	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &gpusort_exec_methods;
 	s->sort = true;
-	if (cscan->methods == &gpuhashjoin_scan_methods)
-	{
-		s->css.methods = &gpuhashjoin_exec_methods;
-		s->node = PG_GPU_NODE_HASHJOIN;
-	}
-	else if (cscan->methods == &gpusemijoin_scan_methods)
-	{
-		s->css.methods = &gpusemijoin_exec_methods;
-		s->node = PG_GPU_NODE_SEMIJOIN;
-	}
-	else
-	{
-		s->css.methods = &gpusort_exec_methods;
-		s->node = PG_GPU_NODE_SORT;
-	}
+	s->node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
+		: cscan->methods == &gpusemijoin_scan_methods ? PG_GPU_NODE_SEMIJOIN
+		: PG_GPU_NODE_SORT;
 	return (Node *) s;
 }
 
@@ -1431,7 +1401,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */
 		{
 			ExplainPropertyFloat("GPU Time", "ms", s->res.gpu_ms, 3, es);
-			ExplainPropertyFloat(psprintf("%s Wall Time", s->css.methods->CustomName), "ms",
+			ExplainPropertyFloat(psprintf("%s Wall Time", cscan->methods->CustomName), "ms",
 								 s->wall_ms, 3, es);
 			ExplainPropertyFloat("CPU Setup Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_setup), 3, es);
 			ExplainPropertyFloat("CPU Page Time", "ms", INSTR_TIME_GET_MILLISEC(s->scan.t_pages), 3, es);
