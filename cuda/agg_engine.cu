@@ -1436,7 +1436,7 @@ sort_reserve(pg_gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
 		return set_error(err, PG_GPU_INVALID_TASK, "a sort chunk larger than a sort run");
 	/* an inner join's rows, each repeated up to sort_rep times */
 	tuples *= agg->sort_rep;
-	if (tuples > agg->shape.run_rows)
+	if (tuples > agg->shape.run_rows || tuples > 0x7FFFFFFFULL)	/* the kernel's int scan */
 		return set_error(err, agg->sort_rep > 1 ? PG_GPU_OUT_OF_MEMORY : PG_GPU_INVALID_TASK,
 						 agg->sort_rep > 1 ? "join keys repeat too often for one sort run"
 						 : "a sort chunk larger than a sort run");

@@ -49,14 +49,40 @@ SET pg_gpu.chunk_pages = 16;
 \i sql/include/join_set_q.sql
 RESET pg_gpu.chunk_pages;
 -- parallel workers pin the pages in place; a join's probe-side workers start
--- before its key set is built (by a scan with workers of its own)
+-- before its key set is built (by a scan with workers of its own) when its
+-- plans are parallel-safe
 SET pg_gpu.register_min_pages = 0;
 SET pg_gpu.pin_workers = 3;
 SET pg_gpu.pin_workers_min_pages = 0;
+SET max_parallel_workers_per_gather = 2;
 \i sql/include/join_set_q.sql
+SET max_parallel_workers_per_gather = 0;
 RESET pg_gpu.register_min_pages;
 RESET pg_gpu.pin_workers;
 RESET pg_gpu.pin_workers_min_pages;
+-- a build side that is not parallel-safe runs before the probe's pin workers start
+CREATE FUNCTION js_unsafe(k text) RETURNS text LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+BEGIN
+  BEGIN
+    RETURN k;
+  EXCEPTION WHEN OTHERS THEN
+    RETURN NULL;
+  END;
+END $$;
+SET pg_gpu.register_min_pages = 0;
+SET pg_gpu.pin_workers = 3;
+SET pg_gpu.pin_workers_min_pages = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT js_unsafe(k) FROM js_k);
+SELECT count(*), sum(id) FROM (SELECT id FROM js_w WHERE w IN (SELECT js_unsafe(k) FROM js_k) OFFSET 0) s;
+SET pg_gpu.enabled = off;
+SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT js_unsafe(k) FROM js_k);
+SET pg_gpu.enabled = on;
+SET max_parallel_workers_per_gather = 0;
+RESET pg_gpu.register_min_pages;
+RESET pg_gpu.pin_workers;
+RESET pg_gpu.pin_workers_min_pages;
+DROP FUNCTION js_unsafe(text);
 -- keys over pg_gpu.slot_sort_memory: PostgreSQL's join runs
 SET pg_gpu.slot_sort_memory = '64kB';
 SELECT count(*), sum(id) FROM js_w WHERE w IN (SELECT k || repeat('x', 100) FROM js_k UNION ALL SELECT k FROM js_k);

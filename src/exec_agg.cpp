@@ -187,6 +187,8 @@ typedef struct GpuAggState
 	bool		sort;
 	PgGpuNode	node;			/* for pg_gpu_stats and fallbacks */
 	bool		need_tid;		/* GpuSort: the output reads a system column */
+	BlockNumber *page_blk;		/* ... then each page's block (scan.page_blk) */
+	BlockNumber page_blk_cap;
 	pg_gpu_sort_batch batch;
 	int64		batch_pos;
 	HeapTupleData htup;			/* the tuple the scan slot points at */
@@ -499,7 +501,7 @@ PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
 		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS)
 		ereport(WARNING,
-				(errmsg("%s fell back to the CPU: %s", node == PG_GPU_NODE_SORT ? "GpuSort" : "GpuAgg",
+				(errmsg("%s fell back to the CPU: %s", PgGpuNodeName(node),
 						PgGpuFallbackName(reason)),
 				 errdetail("%s", msg)));
 }
@@ -1054,16 +1056,31 @@ run_on_gpu(GpuAggState *s)
 	{
 		s->task.total_pages = Max(s->scan.nblocks, 1);
 		s->task.sort_budget = (int64) pg_gpu_device_memory_limit * 1024;
-		s->scan.page_blk = (BlockNumber *)
-			MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
-								   sizeof(BlockNumber) * Max(s->scan.nblocks, 1));
+	}
+	/* each page's block, for the tuples' TIDs; kept from run to run (rescans) */
+	if (s->need_tid)
+	{
+		if (s->page_blk_cap < Max(s->scan.nblocks, 1))
+		{
+			if (s->page_blk)
+				pfree(s->page_blk);
+			s->page_blk_cap = Max(s->scan.nblocks, 1);
+			s->page_blk = (BlockNumber *)
+				MemoryContextAllocHuge(s->css.ss.ps.state->es_query_cxt,
+									   sizeof(BlockNumber) * s->page_blk_cap);
+		}
+		s->scan.page_blk = s->page_blk;
 	}
 
 	/*
 	 * A join: the probe table's pin workers start first, so that their start-up
-	 * and first chunks overlap the key set's build.
+	 * and first chunks overlap the key set's build.  They put the backend in
+	 * parallel mode, so only when the build runs nothing parallel-unsafe (and
+	 * takes no parallel workers of its own): keys collected on the GPU, from
+	 * plans PostgreSQL marked parallel-safe should the GPU give them back.
 	 */
-	if (s->set_sources != NIL && pg_gpu_pin_workers_early)
+	if (s->set_sources != NIL && pg_gpu_pin_workers_early &&
+		PgGpuSetsParallelSafe(s->set_sources, s->css.custom_ps, s->css.ss.ps.state))
 		scan_start_workers(&s->scan, pg_gpu_pin_workers_min_pages, s->task.chunk_pages);
 	if (s->set_sources != NIL &&
 		!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state,

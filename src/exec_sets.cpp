@@ -437,6 +437,39 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 	return ok;
 }
 
+bool
+PgGpuSetsParallelSafe(List *sources, List *children, EState *estate)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		List	   *src = (List *) lfirst(lc);
+		int			kind = intVal(linitial(src));
+		int			at = kind == PG_GPU_SET_CHILD ? PG_GPU_CHILD_TASK : PG_GPU_SUBPLAN_TASK;
+		Plan	   *plan;
+
+		if (kind == PG_GPU_SET_ARRAY || kind == PG_GPU_SET_DICT)
+			continue;
+		if (list_length(src) <= at)
+			return false;		/* no collect task: the plan runs */
+		if (kind == PG_GPU_SET_CHILD)
+			plan = ((PlanState *) list_nth(children, intVal(lsecond(src))))->plan;
+		else
+		{
+			int			id = intVal(lsecond(src));
+			List	   *subplans = estate->es_plannedstmt->subplans;
+
+			if (id < 1 || id > list_length(subplans))
+				return false;
+			plan = (Plan *) list_nth(subplans, id - 1);
+		}
+		if (plan == NULL || !plan->parallel_safe)
+			return false;
+	}
+	return true;
+}
+
 void
 PgGpuFreeSets(PgGpuSets *sets)
 {

@@ -84,6 +84,13 @@ bool		PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode no
 						   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason,
 						   char *msg, size_t msglen);
 
+/*
+ * Whether building the sets runs nothing a backend in parallel mode may not:
+ * every set a constant array, a dictionary or collected on the GPU, and the
+ * plans that run instead should the GPU give a collection back parallel-safe.
+ */
+bool		PgGpuSetsParallelSafe(List *sources, List *children, EState *estate);
+
 /* Release the sets (after the engine that probes them); safe to repeat. */
 void		PgGpuFreeSets(PgGpuSets *sets);
 

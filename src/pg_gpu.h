@@ -45,6 +45,9 @@ typedef enum PgGpuNode
 	PG_GPU_NODE_COUNT
 } PgGpuNode;
 
+/* The node's name in pg_gpu_stats and EXPLAIN. */
+const char *PgGpuNodeName(PgGpuNode node);
+
 typedef enum PgGpuFallback
 {
 	PG_GPU_FB_NO_GPU = 0,		/* no device or no driver */

@@ -74,6 +74,7 @@ typedef struct PinShared
 	BlockNumber nblocks;
 	pg_atomic_uint32 next_block;	/* next unclaimed block range */
 	pg_atomic_uint32 abort;		/* the leader gave up: unpin everything, stop */
+	int			nslots;			/* chunks the workers may fill at once */
 	ConditionVariable cv;		/* any chunk changed state */
 	PinChunk	chunks[PG_GPU_PIN_SLOTS];
 } PinShared;
@@ -166,7 +167,7 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 		if (!more && held == 0)
 			break;
 		if (more)
-			for (int i = 0; i < PG_GPU_PIN_SLOTS && slot < 0; i++)
+			for (int i = 0; i < ps->nslots && slot < 0; i++)
 			{
 				uint32		expected = CHUNK_FREE;
 
@@ -229,6 +230,8 @@ PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks, int n
 	ps->nblocks = nblocks;
 	pg_atomic_init_u32(&ps->next_block, 0);
 	pg_atomic_init_u32(&ps->abort, 0);
+	/* never more than a quarter of shared_buffers pinned ahead of the GPU */
+	ps->nslots = Max(1, Min(PG_GPU_PIN_SLOTS, NBuffers / (4 * PG_GPU_PIN_CHUNK_PAGES)));
 	ConditionVariableInit(&ps->cv);
 	for (int i = 0; i < PG_GPU_PIN_SLOTS; i++)
 	{

@@ -1178,9 +1178,12 @@ cpu_path(PlannerInfo *root, Path *path)
  * output reads that table alone.  GpuHashJoin (inner) or GpuSemiJoin (semi,
  * anti) scans the table's pages like GpuSort, probing a key set of the rest, and
  * hands back the rows that pass (an inner join's once per equal key) in the
- * order the GPU kept them.  Its fallback is
- * the cheapest of PostgreSQL's paths for the join seen so far; the hook runs
- * once per pair of inputs, and each call brings that fallback up to date.
+ * order the GPU kept them.  Its fallback is the cheapest of PostgreSQL's paths
+ * for the join that the hook sees: it runs once per pair of inputs, after the
+ * paths for that pair.  Under pg_gpu.force the GPU path costs nothing, so
+ * add_path drops any later path that is neither sorted nor parallel-safe before
+ * the hook sees it; the fallback may then be a dearer plan than PostgreSQL's
+ * best, which affects speed after a fallback, never the rows.
  */
 static void
 GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)

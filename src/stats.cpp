@@ -41,6 +41,12 @@ static PgGpuStatsShared local_stats;
 static bool local_ready = false;
 
 static const char *const node_names[PG_GPU_NODE_COUNT] = {"GpuAgg", "gpu_aggregates", "GpuSort", "GpuHashJoin", "GpuSemiJoin"};
+
+const char *
+PgGpuNodeName(PgGpuNode node)
+{
+	return node_names[node];
+}
 static const char *const fallback_names[PG_GPU_FB_COUNT] = {
 	"no gpu", "not compiled", "out of gpu memory", "gpu error", "undecodable data",
 	"unsupported", "serializable isolation", "injected failure",
