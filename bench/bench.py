@@ -62,6 +62,9 @@ Q = {
     "Q5bj": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT words.* FROM words JOIN keys ON w = k",
     "Q5nj": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT * FROM words "
             "WHERE NOT EXISTS (SELECT 1 FROM keys WHERE k = w)",
+    # the inner join's rows with a column of the build side: its rows kept from its plan
+    "Q5bp": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT words.w, keys.k || '' AS k2 "
+            "FROM words JOIN keys ON w = k",
 }
 # tables built from t when a query first needs them
 DERIVED = {

@@ -151,6 +151,8 @@ SELECT js_gpujoin('SELECT id FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHER
 SELECT js_gpujoin('SELECT js_w.id FROM js_w JOIN js_k ON w = k');
 SELECT js_gpujoin('SELECT js_w.* FROM js_w JOIN js_k ON js_w.i8 = js_k.i8 WHERE js_w.id > 5');
 SELECT js_gpujoin('SELECT id % 7, upper(w) FROM js_w WHERE c IN (SELECT c FROM js_k)');
+SELECT js_gpujoin('SELECT js_w.id, js_k.i8, js_k.d FROM js_w JOIN js_k ON js_w.i4 = js_k.i4');
+SELECT js_gpujoin('SELECT js_w.*, js_k.c FROM js_w JOIN js_k ON js_w.c = js_k.c WHERE js_w.id > 100');
 -- aggregates the GPU does not run, over a join's rows from the GPU
 SELECT js_gpujoin('SELECT string_agg(w, '','') FROM js_w WHERE w IN (SELECT k FROM js_k)');
 SELECT js_gpujoin('SELECT count(DISTINCT js_w.i4) FROM js_w JOIN js_k ON w = k WHERE js_w.i4 % 2 = 0');
@@ -171,8 +173,11 @@ EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON w = k ORDER BY js_w.id
 EXPLAIN (COSTS OFF) SELECT id, w FROM js_w WHERE w IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT js_w.id FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 WHERE js_w.id > 10;
 EXPLAIN (COSTS OFF) SELECT id % 7 FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k WHERE k = w);
--- the build side's key in the output: the CPU joins
-EXPLAIN (COSTS OFF) SELECT js_w.id, js_k.k FROM js_w JOIN js_k ON w = k;
+-- the build side's columns in the output: GpuHashJoin keeps the build plan's rows
+-- (the keys then come from that plan, not from pages)
+EXPLAIN (COSTS OFF) SELECT js_w.id, js_k.k, js_k.i8 FROM js_w JOIN js_k ON w = k;
+-- a system column of the probe table beside the build side's columns: the CPU joins
+EXPLAIN (COSTS OFF) SELECT js_w.ctid, js_k.k FROM js_w JOIN js_k ON w = k;
 -- NOT IN (SELECT ...): the subplan's keys; a correlated subplan stays on the CPU
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k WHERE js_k.i4 = js_w.i4);

@@ -193,6 +193,23 @@ typedef struct GpuAggState
 	int64		batch_pos;
 	HeapTupleData htup;			/* the tuple the scan slot points at */
 
+	/* GpuHashJoin reading the build side (GPUAGG_PRIV_ROWS) */
+	bool		rows_out;
+	TupleTableSlot *probe_slot; /* the probe table's tuple (htup) */
+	TupleTableSlot *build_slot; /* a kept build row */
+	ExprState  *probe_key;		/* over probe_slot */
+	FmgrInfo	eq;				/* the join's equality */
+	Oid			eq_coll;
+	bool		probe_left;		/* the probe key is its left argument */
+	int			nfrom;			/* scan tuple columns: table attno > 0, or */
+	int		   *from;			/* -(column of the build row) */
+	int			max_attno;
+	int64	   *heads;			/* each chain's first build row, in order */
+	int64		nheads;
+	int64	   *next;			/* the next build row with an equal key, or -1 */
+	int64		head_pos;		/* the current probe row's chain is heads[head_pos] on */
+	int64		chain;			/* its next build row to pair (-1: none left) */
+
 	/* execution */
 	bool		done;
 	bool		fallback;
@@ -439,7 +456,32 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 	 * (PostgreSQL 15 gives custom scans a virtual one), and the projection built
 	 * again for it.
 	 */
-	if (s->sort)
+	if (s->sort && list_length(priv) > GPUAGG_PRIV_ROWS)
+	{
+		/*
+		 * A GpuHashJoin reading the build side: the scan tuple (custom_scan_tlist,
+		 * projected from INDEX_VAR as ExecInitCustomScan set it up) is put
+		 * together from a probe tuple and a kept build row.
+		 */
+		List	   *rows = (List *) list_nth(priv, GPUAGG_PRIV_ROWS);
+		List	   *oids = (List *) lthird(rows);
+
+		s->rows_out = true;
+		s->probe_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   RelationGetDescr(s->css.ss.ss_currentRelation),
+										   &TTSOpsHeapTuple);
+		/* no parent: this node's scan slot is the virtual one, not probe_slot */
+		s->probe_key = ExecInitExpr((Expr *) linitial(rows), NULL);
+		s->nfrom = list_length((List *) lsecond(rows));
+		s->from = int_list_array((List *) lsecond(rows));
+		for (int c = 0; c < s->nfrom; c++)
+			s->max_attno = Max(s->max_attno, s->from[c]);
+		fmgr_info(linitial_oid(oids), &s->eq);
+		s->eq_coll = lsecond_oid(oids);
+		s->probe_left = intVal(lfourth(rows)) != 0;
+		s->css.ss.ps.resultopsfixed = false;
+	}
+	else if (s->sort)
 	{
 		ExecInitScanTupleSlot(estate, &s->css.ss, RelationGetDescr(s->css.ss.ss_currentRelation),
 							  &TTSOpsHeapTuple);
@@ -456,6 +498,10 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 		s->css.custom_ps = lappend(s->css.custom_ps,
 								   ExecInitNode((Plan *) lfirst(lc), estate, eflags));
 	s->set_sources = (List *) list_nth(priv, GPUAGG_PRIV_SETS);
+	if (s->rows_out)
+		s->build_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   ExecGetResultType((PlanState *) lsecond(s->css.custom_ps)),
+										   &TTSOpsMinimalTuple);
 
 	s->cleanup.func = gpuagg_cleanup_callback;
 	s->cleanup.arg = s;
@@ -1207,51 +1253,165 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	return project(s, slot);
 }
 
+/*
+ * GpuSort: the next tuple of the engine's batches, in order, into slot; false
+ * once every tuple was handed out (the engine is then released).
+ */
+static bool
+next_batch_tuple(GpuAggState *s, TupleTableSlot *slot)
+{
+	uint64		r;
+
+	if (s->batch_pos >= s->batch.nrows)
+	{
+		pg_gpu_error err;
+		instr_time	t;
+
+		if (s->agg == NULL)
+			return false;		/* every row was handed out, the engine is gone */
+		CHECK_FOR_INTERRUPTS();
+		ExecClearTuple(slot);	/* it points into the batch about to be refilled */
+		INSTR_TIME_SET_CURRENT(t);
+		if (pg_gpu_sort_next(s->agg, &s->batch, &err) != PG_GPU_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("GpuSort could not read its sorted rows: %s", err.message)));
+		lap(&s->t_fetch, &t);
+		s->batch_pos = 0;
+		if (s->batch.nrows == 0)
+		{
+			release_gpu(s, true);
+			return false;
+		}
+	}
+	r = s->batch.ref[s->batch_pos];
+	s->htup.t_len = (uint32) (r & 0xFFFF);
+	s->htup.t_data = (HeapTupleHeader) (s->batch.data +
+										(s->batch.off[s->batch_pos] - s->batch.off[0]));
+	/* a random read per row (the rows are in key order): only when asked for */
+	if (s->need_tid)
+		ItemPointerSet(&s->htup.t_self, s->scan.page_blk[r >> 32],
+					   (OffsetNumber) ((r >> 16) & 0xFFFF));
+	s->htup.t_tableOid = RelationGetRelid(s->css.ss.ss_currentRelation);
+	s->batch_pos++;
+	ExecStoreHeapTuple(&s->htup, slot, false);
+	return true;
+}
+
 /* GpuSort: the next sorted tuple, projected. */
 static TupleTableSlot *
 next_sorted(GpuAggState *s)
 {
 	TupleTableSlot *scanslot = s->css.ss.ss_ScanTupleSlot;
-	Oid			relid = RelationGetRelid(s->css.ss.ss_currentRelation);
 
 	for (;;)
 	{
 		TupleTableSlot *out;
-		uint64		r;
 
-		if (s->batch_pos >= s->batch.nrows)
+		if (!next_batch_tuple(s, scanslot))
+			return NULL;
+		if ((out = project(s, scanslot)) != NULL)
+			return out;
+	}
+}
+
+/*
+ * GpuHashJoin reading the build side: the kept build rows in chains of equal
+ * keys (sets.ord), the chains' first rows in order.
+ */
+static void
+build_chains(GpuAggState *s)
+{
+	int64		n = s->sets.nrows;
+	int64	   *tail;
+
+	s->heads = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+	s->next = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+	tail = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+	s->nheads = 0;
+	for (int64 i = 0; i < n; i++)
+	{
+		int64		o = s->sets.ord[i];
+
+		s->next[i] = -1;
+		if (o == i)
+			s->heads[s->nheads++] = tail[i] = i;
+		else
 		{
-			pg_gpu_error err;
-			instr_time	t;
-
-			if (s->agg == NULL)
-				return NULL;	/* every row was handed out, the engine is gone */
-			CHECK_FOR_INTERRUPTS();
-			ExecClearTuple(scanslot);
-			INSTR_TIME_SET_CURRENT(t);
-			if (pg_gpu_sort_next(s->agg, &s->batch, &err) != PG_GPU_OK)
-				ereport(ERROR,
-						(errcode(ERRCODE_SYSTEM_ERROR),
-						 errmsg("GpuSort could not read its sorted rows: %s", err.message)));
-			lap(&s->t_fetch, &t);
-			s->batch_pos = 0;
-			if (s->batch.nrows == 0)
-			{
-				release_gpu(s, true);
-				return NULL;
-			}
+			Assert(o >= 0 && o < i);
+			s->next[tail[o]] = i;
+			tail[o] = i;
 		}
-		r = s->batch.ref[s->batch_pos];
-		s->htup.t_len = (uint32) (r & 0xFFFF);
-		s->htup.t_data = (HeapTupleHeader) (s->batch.data +
-											(s->batch.off[s->batch_pos] - s->batch.off[0]));
-		/* a random read per row (the rows are in key order): only when asked for */
-		if (s->need_tid)
-			ItemPointerSet(&s->htup.t_self, s->scan.page_blk[r >> 32],
-						   (OffsetNumber) ((r >> 16) & 0xFFFF));
-		s->htup.t_tableOid = relid;
-		s->batch_pos++;
-		ExecStoreHeapTuple(&s->htup, scanslot, false);
+	}
+	pfree(tail);
+	s->head_pos = 0;
+	s->chain = -1;
+}
+
+/*
+ * GpuHashJoin reading the build side: the next output row.  The GPU hands back
+ * each matching probe row once, in the order of its key's first index in the
+ * set, which is the order of the chains: the chain of the probe row's key is
+ * the first one from head_pos on whose key its join operator finds equal, and
+ * the row is paired with each build row of it.
+ */
+static TupleTableSlot *
+next_joined(GpuAggState *s)
+{
+	TupleTableSlot *scanslot = s->css.ss.ss_ScanTupleSlot;
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		TupleTableSlot *out;
+		int64		j;
+
+		while (s->chain < 0)
+		{
+			Datum		pk,
+						bk;
+			bool		pnull,
+						bnull;
+
+			if (!next_batch_tuple(s, s->probe_slot))
+				return NULL;
+			ResetExprContext(econtext);
+			econtext->ecxt_scantuple = s->probe_slot;
+			pk = ExecEvalExprSwitchContext(s->probe_key, econtext, &pnull);
+			for (; !pnull && s->head_pos < s->nheads; s->head_pos++)
+			{
+				ExecStoreMinimalTuple(s->sets.rows[s->heads[s->head_pos]], s->build_slot, false);
+				bk = slot_getattr(s->build_slot, 1, &bnull);
+				if (!bnull &&
+					DatumGetBool(s->probe_left
+								 ? FunctionCall2Coll(&s->eq, s->eq_coll, pk, bk)
+								 : FunctionCall2Coll(&s->eq, s->eq_coll, bk, pk)))
+				{
+					s->chain = s->heads[s->head_pos];
+					break;
+				}
+			}
+			if (s->chain < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("GpuHashJoin found no build row for a row the GPU matched")));
+			slot_getsomeattrs(s->probe_slot, s->max_attno);
+		}
+		j = s->chain;
+		s->chain = s->next[j];
+		ExecStoreMinimalTuple(s->sets.rows[j], s->build_slot, false);
+		slot_getallattrs(s->build_slot);
+		ExecClearTuple(scanslot);
+		for (int c = 0; c < s->nfrom; c++)
+		{
+			int			f = s->from[c];
+			TupleTableSlot *src = f > 0 ? s->probe_slot : s->build_slot;
+			int			a = (f > 0 ? f : -f) - 1;
+
+			scanslot->tts_values[c] = src->tts_values[a];
+			scanslot->tts_isnull[c] = src->tts_isnull[a];
+		}
+		ExecStoreVirtualTuple(scanslot);
 		if ((out = project(s, scanslot)) != NULL)
 			return out;
 	}
@@ -1265,7 +1425,7 @@ ExecGpuAggImpl(GpuAggState *s)
 	if (s->fallback && s->sort)
 		return ExecProcNode((PlanState *) linitial(s->css.custom_ps));	/* the query's rows */
 	if (s->gpu_ran && s->sort)
-		return next_sorted(s);
+		return s->rows_out ? next_joined(s) : next_sorted(s);
 	if (s->fallback)
 	{
 		for (;;)
@@ -1319,6 +1479,11 @@ ExecGpuAggImpl(GpuAggState *s)
 	{
 		s->batch.nrows = 0;
 		s->batch_pos = 0;
+		if (s->rows_out)
+		{
+			build_chains(s);
+			return next_joined(s);
+		}
 		return next_sorted(s);
 	}
 
@@ -1364,6 +1529,8 @@ ReScanGpuAgg(CustomScanState *node)
 	s->next_group = 0;
 	s->batch.nrows = 0;
 	s->batch_pos = 0;
+	s->chain = -1;
+	s->head_pos = 0;
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
 	foreach(lc, s->css.custom_ps)
 	{

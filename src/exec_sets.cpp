@@ -174,10 +174,16 @@ collect_array(PgGpuKeyBuf *b, Const *arr)
 		;
 }
 
-/* Every row of a child plan: its column resno. */
+/*
+ * Every row of a child plan: its column resno; with sets, also a copy of each
+ * row whose key is not NULL (sets->rows), within the keys' memory limit.
+ */
 static void
-collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno)
+collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 {
+	uint64		bytes = 0;
+	int64		cap = 0;
+
 	for (;;)
 	{
 		TupleTableSlot *slot;
@@ -191,7 +197,50 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno)
 		d = slot_getattr(slot, resno, &isnull);
 		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
+		if (sets == NULL || isnull)
+			continue;
+		if (sets->nrows == cap)
+		{
+			cap = Max(1024, 2 * cap);
+			sets->rows = (MinimalTuple *) (sets->rows
+										   ? repalloc_huge(sets->rows, sizeof(MinimalTuple) * cap)
+										   : MemoryContextAllocHuge(sets->rows_cxt,
+																	sizeof(MinimalTuple) * cap));
+		}
+		MemoryContext old = MemoryContextSwitchTo(sets->rows_cxt);
+
+		sets->rows[sets->nrows] = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(old);
+		bytes += sets->rows[sets->nrows++]->t_len + sizeof(MinimalTuple);
+		if (bytes + b->dlen + sizeof(int64) * b->n > b->limit)
+		{
+			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
+			break;
+		}
 	}
+}
+
+/*
+ * The kept rows' ordinals: each row's key probed in the set it built, giving
+ * the first row with an equal key (the GPU's SET_ORD, less one).
+ */
+static bool
+rows_ordinals(PgGpuSets *sets, int i, const PgGpuKeyBuf *b, PgGpuFallback *reason, char *msg,
+			  size_t msglen)
+{
+	pg_gpu_error err;
+
+	Assert(sets->nrows == b->n);
+	sets->ord = (int64 *) MemoryContextAllocHuge(sets->rows_cxt, sizeof(int64) * Max(b->n, 1));
+	if (b->n > 0 &&
+		pg_gpu_keyset_probe(sets->ks[i], (uint64) b->n, b->vals, b->data, b->off, sets->ord,
+							&err) != PG_GPU_OK)
+	{
+		*reason = PgGpuFallbackFor(err.status);
+		strlcpy(msg, err.message, msglen);
+		return false;
+	}
+	return true;
 }
 
 /* Milliseconds since t0. */
@@ -305,6 +354,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		List	   *src = (List *) lfirst(lc);
 		int			kind = intVal(linitial(src));
 		bool		unique = false;
+		bool		keep_rows = false;
 		PgGpuKeyBuf b;
 		PgGpuCollected col;
 		pg_gpu_error err;
@@ -374,7 +424,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			ExecReScan(sub);
 			PgGpuKeyBufInit(&b, intVal(lthird(src)), sub->plan->plan_rows, sub->plan->plan_width,
 							limit, cxt);
-			collect_child(&b, sub, 1);
+			collect_child(&b, sub, 1, NULL);
 			sub->chgParam = bms_join(sub->chgParam, changed);
 			sets->collect_ms += ms_since(t0c);
 		}
@@ -382,7 +432,8 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		{
 			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
 
-			unique = intVal(list_nth(src, 4)) != 0;
+			unique = intVal(list_nth(src, 4)) == 1;
+			keep_rows = intVal(list_nth(src, 4)) == 2;
 			if (list_length(src) > PG_GPU_CHILD_TASK &&
 				collect_on_gpu(src, PG_GPU_CHILD_TASK, estate, node, ref->type, &col))
 			{
@@ -396,7 +447,10 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			}
 			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
 							child->plan->plan_width, limit, cxt);
-			collect_child(&b, child, intVal(lthird(src)));
+			if (keep_rows)
+				sets->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_gpu join rows",
+													   ALLOCSET_DEFAULT_SIZES);
+			collect_child(&b, child, intVal(lthird(src)), keep_rows ? sets : NULL);
 			sets->collect_ms += ms_since(t0c);
 		}
 		if (b.full)
@@ -420,7 +474,8 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		sets->keys[i] = b.n;
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
-		if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
+		if (!set_ready(sets, i, ref, unique, reason, msg, msglen) ||
+			(keep_rows && !rows_ordinals(sets, i, &b, reason, msg, msglen)))
 		{
 			ok = false;
 			break;
@@ -484,6 +539,12 @@ PgGpuFreeSets(PgGpuSets *sets)
 		sets->dict[i][0] = '\0';
 	}
 	sets->n = 0;
+	if (sets->rows_cxt)
+		MemoryContextDelete(sets->rows_cxt);
+	sets->rows_cxt = NULL;
+	sets->rows = NULL;
+	sets->ord = NULL;
+	sets->nrows = 0;
 }
 
 void

@@ -71,6 +71,16 @@ typedef struct PgGpuSets
 	bool		gpu_collected[PG_GPU_MAX_SETS];	/* keys collected from pages on
 													 * the GPU ... */
 	int64		collect_pages[PG_GPU_MAX_SETS];	/* ... of so many pages */
+
+	/*
+	 * A CHILD source that keeps its rows (a GpuHashJoin whose output reads the
+	 * build side): the rows with a non-NULL key, row i holding key i of the
+	 * set, and each one's ordinal, the first row with an equal key.
+	 */
+	MemoryContext rows_cxt;
+	MinimalTuple *rows;
+	int64	   *ord;
+	int64		nrows;
 } PgGpuSets;
 
 /*

@@ -405,13 +405,15 @@ PgGpuAddSet(PgGpuCompiler *c, int settype, List *source)
 }
 
 bool
-PgGpuCompileSetMult(PgGpuCompiler *c, Expr *probe, int keytype, int set, pg_gpu_expr *out)
+PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set, bool ordinal,
+					 pg_gpu_expr *out)
 {
 	int			start = c->task->nprog;
 	int			t;
 
 	c->depth = 0;
-	if (!compile(c, probe, &t) || !emit(c, PG_GPU_OP_SET_MULT, keytype, set, 0, 0) ||
+	if (!compile(c, probe, &t) ||
+		!emit(c, ordinal ? PG_GPU_OP_SET_ORD : PG_GPU_OP_SET_MULT, keytype, set, 0, 0) ||
 		c->depth != 1)
 		return false;
 	memset(out, 0, sizeof(*out));

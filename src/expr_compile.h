@@ -33,7 +33,8 @@ typedef struct PgGpuCompiler
  * a List whose first member is an Integer kind:
  *   ARRAY:  (kind, Const array, Integer value type of its elements)
  *   CHILD:  (kind, Integer index in custom_plans, Integer resno of the key in the
- *            child's output, Integer value type, Integer 1: keys must be unique,
+ *            child's output, Integer value type, Integer 1: keys must be unique (2: keep
+ *            the child's rows too, for a GpuHashJoin that outputs them),
  *            String for EXPLAIN[, Const bytea: a collect task (pg_gpu_engine.h)
  *            over the build table's pages, Integer: that table's OID]); with the
  *            task, the GPU collects the keys and the child runs only if it cannot
@@ -78,9 +79,12 @@ int			PgGpuSetType(int keytype);
  */
 int			PgGpuSetKeyType(Oid opno, Oid lefttype, Oid righttype, Oid collid);
 
-/* A program: the number of keys of set equal to probe (an inner join's weight). */
-bool		PgGpuCompileSetMult(PgGpuCompiler *c, Expr *probe, int keytype, int set,
-								pg_gpu_expr *out);
+/*
+ * A program over probe: the number of keys of set equal to it (an inner join's
+ * weight), or with ordinal 1 + the index of the first of them (NULL: none).
+ */
+bool		PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set,
+								 bool ordinal, pg_gpu_expr *out);
 
 void		PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid);
 

@@ -29,8 +29,16 @@ typedef enum GpuAggPrivate
 	GPUAGG_PRIV_SETS,			/* List: where each key set of the task comes from
 								 * (expr_compile.h); a join's build side is the
 								 * second of custom_plans */
+	GPUAGG_PRIV_ROWS,			/* GpuHashJoin reading the build side only: (the
+								 * probe key Expr over the table, IntList: where
+								 * each custom_scan_tlist column comes from, a
+								 * table attno > 0 or -(column of the build
+								 * plan's row), OidList: the equality's function
+								 * and collation, Integer: the probe key is its
+								 * left argument).  In the path's list a
+								 * custom_scan_tlist comes before it. */
 	/* the path's list only; the plan moves them where they belong */
-	GPUAGG_PATH_SCAN_TLIST,		/* direct mode: custom_scan_tlist */
+	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_ROWS,	/* direct mode: custom_scan_tlist */
 	GPUAGG_PATH_HAVING			/* direct mode: the plan's qual */
 } GpuAggPrivate;
 

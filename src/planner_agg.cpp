@@ -416,12 +416,14 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
  * The join's clause as the filter's last qual, answered by a key set of the
  * build side (the GpuAgg's second child, or its table's pages collected on the
  * GPU); an anti-join keeps the rows it does not match.  *unique: the source's
- * flag that the keys must be unique; *set: the set's index.  NIL if the task
- * has no room.
+ * flag that the keys must be unique; *set: the set's index.  With keep_rows,
+ * the build plan's rows are kept for the output (a GpuHashJoin reading the
+ * build side), so the keys come from that plan, never from pages.  NIL if the
+ * task has no room.
  */
 static List *
 join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
-			  Integer **unique, int *set)
+			  Integer **unique, int *set, bool keep_rows = false)
 {
 	Const	   *collect;
 	Oid			build_relid = InvalidOid;
@@ -436,7 +438,11 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
 	/* for EXPLAIN */
 	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
-	collect = PgGpuCollectTask(root, sj->build, ordered_quals(root, sj->build->baserestrictinfo),
+	/* rows kept for the output come from the plan: no keys from pages then */
+	if (keep_rows)
+		(*unique)->ival = 2;
+	collect = PgGpuCollectTask(keep_rows ? NULL : root, keep_rows ? NULL : sj->build,
+							   keep_rows ? NIL : ordered_quals(root, sj->build->baserestrictinfo),
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
 							   &build_relid);
@@ -475,7 +481,7 @@ join_rows_test(PlannerInfo *root, PgGpuCompiler *comp, pg_gpu_agg_task *task, Pg
 	if (sj->jointype != JOIN_INNER)
 		return true;
 	*join_quals = NIL;
-	return PgGpuCompileSetMult(comp, sj->probe_key, sj->keytype, set, &task->weight);
+	return PgGpuCompileSetValue(comp, sj->probe_key, sj->keytype, set, false, &task->weight);
 }
 
 static void
@@ -572,7 +578,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 		 */
 		if (!grouped && b.task->ninputs == 0)
 		{
-			if (!PgGpuCompileSetMult(&b.comp, sj.probe_key, sj.keytype, join_set, &b.task->weight))
+			if (!PgGpuCompileSetValue(&b.comp, sj.probe_key, sj.keytype, join_set, false,
+									  &b.task->weight))
 				return;
 			join_quals = NIL;
 		}
@@ -727,6 +734,13 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->custom_private = list_copy_head(priv, GPUAGG_PRIV_SETS + 1);
 		cscan->methods = hashjoin ? &gpuhashjoin_scan_methods
 			: semijoin ? &gpusemijoin_scan_methods : &gpusort_scan_methods;
+		/* a GpuHashJoin that outputs the build side's columns too */
+		if (hashjoin && list_length(priv) == GPUAGG_PRIV_ROWS + 3)
+		{
+			cscan->custom_scan_tlist = (List *) copyObject(list_nth(priv, GPUAGG_PRIV_ROWS));
+			cscan->custom_private = lappend(cscan->custom_private,
+											list_nth(priv, GPUAGG_PRIV_ROWS + 1));
+		}
 		return &cscan->scan.plan;
 	}
 
@@ -975,6 +989,34 @@ probe_output(PlannerInfo *root, List *exprs, PgGpuSetJoin *sj)
 	return true;
 }
 
+/*
+ * Whether exprs, an inner join's output, read only the probe table's columns and
+ * the build side's (no placeholder, no system column or whole row of the probe
+ * table); *probe_vars and *build_vars get their Vars, each once.
+ */
+static bool
+build_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	*probe_vars = *build_vars = NIL;
+	foreach(lc, vars)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+
+		if (!IsA(v, Var) || v->varlevelsup != 0)
+			return false;
+		if (v->varno == (int) sj->probe->relid && v->varattno > 0)
+			*probe_vars = list_append_unique(*probe_vars, v);
+		else if (bms_is_member(v->varno, sj->build->relids))
+			*build_vars = list_append_unique(*build_vars, v);
+		else
+			return false;
+	}
+	return true;
+}
+
 static bool gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
 							  RelOptInfo *output_rel, PathTarget *target, PgGpuSetJoin *sj);
 
@@ -1196,7 +1238,9 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	pg_gpu_agg_task *task;
 	PgGpuCompiler comp;
 	List	   *quals,
-			   *join_quals;
+			   *join_quals,
+			   *probe_vars = NIL,
+			   *build_vars = NIL;
 	ListCell   *lc;
 
 	if (!pg_gpu_enabled || !pg_gpu_enable_gpujoin || IS_DUMMY_REL(joinrel) ||
@@ -1230,17 +1274,43 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 		return;
 
 	memset(&sj, 0, sizeof(sj));
-	if (!PgGpuFindSetJoin(root, joinrel, &sj) ||
-		!probe_output(root, joinrel->reltarget->exprs, &sj) ||
-		(rte = plain_table(root, sj.probe)) == NULL)
+	if (!PgGpuFindSetJoin(root, joinrel, &sj) || (rte = plain_table(root, sj.probe)) == NULL)
+		return;
+	if (!probe_output(root, joinrel->reltarget->exprs, &sj) &&
+		(sj.jointype != JOIN_INNER ||
+		 !build_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars)))
 		return;
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&comp, task, sj.probe->relid);
 	comp.root = root;
 	quals = ordered_quals(root, sj.probe->baserestrictinfo);
-	if (!join_rows_test(root, &comp, task, &sj, rte->relid, &join_quals) ||
-		!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter) ||
-		!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task))
+	if (build_vars != NIL)
+	{
+		/*
+		 * The output reads the build side: each matching probe row once, sorted
+		 * by the ordinal of its key in the set, so that the executor pairs the
+		 * rows with the build plan's rows of that key, kept in the same order.
+		 */
+		Integer    *unique;
+		int			set;
+		PathTarget *target = create_empty_pathtarget();
+
+		add_column_to_pathtarget(target, sj.build_key, 0);
+		foreach(lc, build_vars)
+			add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
+		sj.build_path = (Path *) create_projection_path(root, sj.build,
+														sj.build->cheapest_total_path,
+														set_pathtarget_cost_width(root, target));
+		if ((join_quals = join_set_test(root, &comp, &sj, rte->relid, &unique, &set, true)) == NIL ||
+			!PgGpuCompileSetValue(&comp, sj.probe_key, sj.keytype, set, true, &task->keys[0]))
+			return;
+		task->nkeys = 1;
+	}
+	else if (!join_rows_test(root, &comp, task, &sj, rte->relid, &join_quals))
+		return;
+	if (!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter) ||
+		!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task) ||
+		!pg_gpu_sort_words_ok(task))
 		return;
 	task->sort = 1;
 
@@ -1268,6 +1338,36 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 									   filter_text(quals, rte->relid, sj.probe->relid));
 	cpath->custom_private = lappend(cpath->custom_private, NIL);	/* no final functions */
 	cpath->custom_private = lappend(cpath->custom_private, comp.set_sources);
+	if (build_vars != NIL)
+	{
+		/*
+		 * The scan tuple: the probe table's columns the output reads, then the
+		 * build side's; GPUAGG_PRIV_ROWS says where each comes from.
+		 */
+		OpExpr	   *op = (OpExpr *) sj.clause;
+		List	   *scan_tlist = NIL,
+				   *from = NIL;
+
+		foreach(lc, probe_vars)
+		{
+			scan_tlist = lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+															 list_length(scan_tlist) + 1,
+															 NULL, false));
+			from = lappend_int(from, ((Var *) lfirst(lc))->varattno);
+		}
+		foreach(lc, build_vars)
+		{
+			scan_tlist = lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+															 list_length(scan_tlist) + 1,
+															 NULL, false));
+			from = lappend_int(from, -(1 + foreach_current_index(lc) + 1));
+		}
+		cpath->custom_private = lappend(cpath->custom_private, scan_tlist);
+		cpath->custom_private = lappend(cpath->custom_private,
+										list_make4(copyObject(sj.probe_key), from,
+												   list_make2_oid(op->opfuncid, op->inputcollid),
+												   makeInteger(linitial(op->args) == sj.probe_key)));
+	}
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) sj.probe->relid));
 	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_path_methods
 		: &gpusemijoin_path_methods;

@@ -87,9 +87,23 @@ SELECT count(*), sum(id), md5(string_agg(id || ':' || i4, ',' ORDER BY id))
 SELECT count(*), sum(id), md5(string_agg(id::text, ',' ORDER BY id))
   FROM (SELECT js_w.id FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 WHERE js_w.id % 2 = 1 OFFSET 0) s;
 SELECT count(*), sum(id) FROM (SELECT js_w.id FROM js_w JOIN js_u ON w = k OFFSET 0) s;
--- the build key in the output: PostgreSQL's join
+-- inner joins whose output reads the build side too (its rows kept, paired with
+-- each matching probe row): duplicate and NULL keys, NULL columns, bpchar padding
+-- on both sides, mixed integer types, a key from an expression, an empty side
 SELECT count(*), md5(string_agg(id || ':' || k, ',' ORDER BY id, k))
   FROM (SELECT js_w.id, js_k.k FROM js_w JOIN js_k ON w = k OFFSET 0) s;
+SELECT count(*), sum(id), md5(string_agg(id || ':' || coalesce(i8::text, '-') || ':' || coalesce(d::text, '-') || ':' || v, ',' ORDER BY id, i8, d, v))
+  FROM (SELECT js_w.id, js_k.i8, js_k.d, js_k.v FROM js_w JOIN js_k ON js_w.i4 = js_k.i4 OFFSET 0) s;
+SELECT count(*), md5(string_agg(id || ':[' || wc || ']:[' || kc || ']', ',' ORDER BY id, kc))
+  FROM (SELECT js_w.id, js_w.c::text AS wc, js_k.c::text AS kc FROM js_w JOIN js_k ON js_w.c = js_k.c WHERE js_w.id % 40 = 1 OR js_w.id > 30000 OFFSET 0) s;
+SELECT count(*), sum(x), md5(string_agg(id || ':' || x, ',' ORDER BY id, x))
+  FROM (SELECT js_w.id, js_k.i4 * 2 + js_w.i2 AS x FROM js_w JOIN js_k ON js_w.i2 = js_k.i8 OFFSET 0) s;
+SELECT count(*), md5(string_agg(id || ':' || k, ',' ORDER BY id, k))
+  FROM (SELECT js_w.id, js_k.k FROM js_w JOIN js_k ON js_w.i8 = js_k.i4 * 2 WHERE js_w.id % 3 = 0 OFFSET 0) s;
+SELECT count(*), sum(id), md5(string_agg(id || ':' || k || ':' || u, ',' ORDER BY id, k, u))
+  FROM (SELECT w.id, k.k, u.i4 AS u FROM js_w w JOIN js_k k ON w.w = k.k JOIN js_u u ON u.k = k.k OFFSET 0) s;
+SELECT count(*) FROM (SELECT js_w.id, e.i4 FROM js_w JOIN js_empty e ON w = e.k OFFSET 0) s;
+SELECT count(*) FROM (SELECT e.id, js_k.i4 FROM js_w_empty e JOIN js_k ON e.w = js_k.k OFFSET 0) s;
 -- empty sides, a compressed probe value, and a LIMIT
 SELECT count(*) FROM (SELECT id FROM js_w WHERE w IN (SELECT k FROM js_empty) OFFSET 0) s;
 SELECT count(*) FROM (SELECT js_w.id FROM js_w JOIN js_empty ON w = k OFFSET 0) s;
