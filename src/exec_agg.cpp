@@ -1562,11 +1562,10 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);
-		if (s->node == PG_GPU_NODE_HASHJOIN || s->node == PG_GPU_NODE_SEMIJOIN)
-			ExplainPropertyInteger("Rows Kept", NULL, s->res.nrows, es);
-		else if (s->sort)
+		if (s->sort)
 		{
-			ExplainPropertyInteger("Rows Sorted", NULL, s->res.nrows, es);
+			ExplainPropertyInteger(s->node == PG_GPU_NODE_SORT ? "Rows Sorted" : "Rows Kept", NULL,
+								   s->res.nrows, es);
 			if (s->res.sort_runs > 0)
 				ExplainPropertyInteger("Sorted Runs Merged", NULL, s->res.sort_runs, es);
 			if (s->res.sort_topn > 0)
