@@ -180,6 +180,11 @@ SET pg_gpu.enabled = on;
 -- a compressed probe value: GpuHashJoin reading the build side gives the rows back too
 SELECT js_gpujoin('SELECT js_toast.id, js_k.i4 FROM js_toast JOIN js_k ON js_toast.w = js_k.k', 'toasted value');
 SELECT count(*), sum(id), sum(i4) FROM (SELECT js_toast.id, js_k.i4 FROM js_toast JOIN js_k ON js_toast.w = js_k.k OFFSET 0) s;
+-- an error while GpuHashJoin hands out rows paired with kept build rows, then
+-- queries that make memory contexts of their own
+SELECT sum(x) FROM (SELECT js_w.id / (js_k.i4 - 3) AS x FROM js_w JOIN js_k ON js_w.w = js_k.k OFFSET 0) s;
+SELECT i2 % 3 AS g, count(DISTINCT i4), md5(string_agg(DISTINCT c, ',' ORDER BY c)) FROM js_w GROUP BY 1 ORDER BY 1;
+SELECT count(*), sum(id) FROM (SELECT js_w.id, js_k.i8 FROM js_w JOIN js_k ON js_w.w = js_k.k OFFSET 0) s;
 DROP FUNCTION js_gpujoin(text, text);
 
 -- plans: the key set's source is the GpuAgg's second child

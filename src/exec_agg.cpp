@@ -398,6 +398,11 @@ gpuagg_cleanup_callback(void *arg)
 		s->agg = NULL;
 		pg_gpu_agg_end(agg);
 	}
+	/*
+	 * The kept build rows' context is a child of the query's, which deletes its
+	 * children before it calls this: it is gone already.
+	 */
+	s->sets.rows_cxt = NULL;
 	PgGpuFreeSets(&s->sets);
 }
 
@@ -1378,6 +1383,9 @@ next_joined(GpuAggState *s)
 			ResetExprContext(econtext);
 			econtext->ecxt_scantuple = s->probe_slot;
 			pk = ExecEvalExprSwitchContext(s->probe_key, econtext, &pnull);
+			/* detoasted copies the equality makes go with the row */
+			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
 			for (; !pnull && s->head_pos < s->nheads; s->head_pos++)
 			{
 				ExecStoreMinimalTuple(s->sets.rows[s->heads[s->head_pos]], s->build_slot, false);
@@ -1391,6 +1399,7 @@ next_joined(GpuAggState *s)
 					break;
 				}
 			}
+			MemoryContextSwitchTo(old);
 			if (s->chain < 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INTERNAL_ERROR),

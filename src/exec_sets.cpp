@@ -211,7 +211,7 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 
 		sets->rows[sets->nrows] = ExecCopySlotMinimalTuple(slot);
 		MemoryContextSwitchTo(old);
-		bytes += sets->rows[sets->nrows++]->t_len + sizeof(MinimalTuple);
+		bytes += GetMemoryChunkSpace(sets->rows[sets->nrows++]) + sizeof(MinimalTuple);
 		if (bytes + b->dlen + sizeof(int64) * b->n > b->limit)
 		{
 			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
@@ -448,7 +448,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
 							child->plan->plan_width, limit, cxt);
 			if (keep_rows)
-				sets->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "pg_gpu join rows",
+				sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
 													   ALLOCSET_DEFAULT_SIZES);
 			collect_child(&b, child, intVal(lthird(src)), keep_rows ? sets : NULL);
 			sets->collect_ms += ms_since(t0c);

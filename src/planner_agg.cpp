@@ -1373,7 +1373,7 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 		cpath->custom_private = lappend(cpath->custom_private, scan_tlist);
 		cpath->custom_private = lappend(cpath->custom_private,
 										list_make4(copyObject(sj.probe_key), from,
-												   list_make2_oid(op->opfuncid, op->inputcollid),
+												   list_make2_oid(get_opcode(op->opno), op->inputcollid),
 												   makeInteger(linitial(op->args) == sj.probe_key)));
 	}
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) sj.probe->relid));
