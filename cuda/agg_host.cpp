@@ -933,6 +933,20 @@ pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const ch
 	return PG_GPU_OK;
 }
 
+extern "C" pg_gpu_status
+pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err)
+{
+	if (!ks->emulate)
+		return engine_keyset_ordinals(ks->dev, ks->n, out, err);
+
+	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
+							  ks->off.data());
+
+	for (uint64_t i = 0; i < ks->n; i++)
+		out[i] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, k, i);
+	return PG_GPU_OK;
+}
+
 extern "C" uint64_t
 pg_gpu_keyset_size(const pg_gpu_keyset *ks)
 {

@@ -49,6 +49,8 @@ pg_gpu_status engine_keyset_build(const pg_gpu::cuda::keyset_keys &k, uint64_t n
 								  engine_keyset **dev, uint64_t *distinct, pg_gpu_error *err);
 pg_gpu_status engine_keyset_probe(engine_keyset *dev, const pg_gpu::cuda::keyset_keys &q,
 								  uint64_t m, int64_t *out, pg_gpu_error *err);
+pg_gpu_status engine_keyset_ordinals(engine_keyset *dev, uint64_t n, int64_t *out,
+									 pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
 
 /*

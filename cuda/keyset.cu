@@ -349,6 +349,30 @@ set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
 	}
 }
 
+/* The set's own keys probed on the device, where they already are. */
+pg_gpu_status
+engine_keyset_ordinals(engine_keyset *ks, uint64_t n, int64_t *out, pg_gpu_error *err)
+{
+	pg_gpu_set_ref set = {};
+	int64_t    *d_out = nullptr;
+	pg_gpu_status st;
+
+	if (n == 0)
+		return PG_GPU_OK;
+	engine_keyset_ref(ks, &set);
+	set.type = ks->keys.type;
+	set.nonempty = 1;
+	if ((st = device_alloc(n * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
+	{
+		set_probe_kernel<<<grid_blocks(n), 256>>>(set, ks->keys, n, d_out);
+		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
+			st = cuda_status(err, cudaMemcpy(out, d_out, n * sizeof(int64_t),
+											 cudaMemcpyDeviceToHost), "cudaMemcpy");
+	}
+	device_free(d_out);
+	return st;
+}
+
 pg_gpu_status
 engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *out,
 				 double *kernel_ms, pg_gpu_error *err)

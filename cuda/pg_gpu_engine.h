@@ -469,6 +469,12 @@ pg_gpu_status pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *
 								  const char *data, const uint64_t *off, int64_t *out,
 								  pg_gpu_error *err);
 
+/*
+ * The ordinal of each of the set's own n keys, in the order they were given to
+ * it: what a probe with them would answer, without sending them again.
+ */
+pg_gpu_status pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err);
+
 /* Distinct keys in the set. */
 uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
 

@@ -299,7 +299,6 @@ static const CustomExecMethods gpusort_exec_methods = {
 	ExplainGpuAgg
 };
 
-
 static int *
 int_list_array(List *l)
 {

@@ -212,7 +212,7 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 		sets->rows[sets->nrows] = ExecCopySlotMinimalTuple(slot);
 		MemoryContextSwitchTo(old);
 		bytes += GetMemoryChunkSpace(sets->rows[sets->nrows++]) + sizeof(MinimalTuple);
-		if (bytes + b->dlen + sizeof(int64) * b->n > b->limit)
+		if (bytes + keybuf_bytes(b) > b->limit)
 		{
 			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
 			break;
@@ -221,20 +221,18 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 }
 
 /*
- * The kept rows' ordinals: each row's key probed in the set it built, giving
- * the first row with an equal key (the GPU's SET_ORD, less one).
+ * The kept rows' ordinals: for each row's key, the first row with an equal key
+ * (the GPU's SET_ORD, less one), as the set built from them answers.
  */
 static bool
-rows_ordinals(PgGpuSets *sets, int i, const PgGpuKeyBuf *b, PgGpuFallback *reason, char *msg,
-			  size_t msglen)
+rows_ordinals(PgGpuSets *sets, int i, PgGpuFallback *reason, char *msg, size_t msglen)
 {
 	pg_gpu_error err;
 
-	Assert(sets->nrows == b->n);
-	sets->ord = (int64 *) MemoryContextAllocHuge(sets->rows_cxt, sizeof(int64) * Max(b->n, 1));
-	if (b->n > 0 &&
-		pg_gpu_keyset_probe(sets->ks[i], (uint64) b->n, b->vals, b->data, b->off, sets->ord,
-							&err) != PG_GPU_OK)
+	Assert(sets->nrows == sets->keys[i]);
+	sets->ord = (int64 *) MemoryContextAllocHuge(sets->rows_cxt,
+												 sizeof(int64) * Max(sets->nrows, 1));
+	if (pg_gpu_keyset_ordinals(sets->ks[i], sets->ord, &err) != PG_GPU_OK)
 	{
 		*reason = PgGpuFallbackFor(err.status);
 		strlcpy(msg, err.message, msglen);
@@ -475,7 +473,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
 		if (!set_ready(sets, i, ref, unique, reason, msg, msglen) ||
-			(keep_rows && !rows_ordinals(sets, i, &b, reason, msg, msglen)))
+			(keep_rows && !rows_ordinals(sets, i, reason, msg, msglen)))
 		{
 			ok = false;
 			break;

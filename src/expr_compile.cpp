@@ -574,12 +574,6 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 }
 
 /*
- * x IN (SELECT k ...) left as an uncorrelated SubPlan (PostgreSQL's hashed or
- * plain subplan, e.g. under NOT): a probe of the set of the subquery's keys, with
- * IN's three-valued answer.  (An AlternativeSubPlan, which setrefs resolves later,
- * only arises for EXISTS, whose answer is not a key set's: left to PostgreSQL.)
- */
-/*
  * When the subplan is a plain scan of one table (a Seq Scan whose filter and
  * first output column the GPU computes): its table's pages can give the keys,
  * as a join's build table's do.  The collect task and the table, or NIL.
@@ -610,6 +604,12 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
 	return task ? list_make2(task, makeInteger((int) relid)) : NIL;
 }
 
+/*
+ * x IN (SELECT k ...) left as an uncorrelated SubPlan (PostgreSQL's hashed or
+ * plain subplan, e.g. under NOT): a probe of the set of the subquery's keys, with
+ * IN's three-valued answer.  (An AlternativeSubPlan, which setrefs resolves later,
+ * only arises for EXISTS, whose answer is not a key set's: left to PostgreSQL.)
+ */
 static bool
 compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 {

@@ -970,32 +970,12 @@ PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 }
 
 /*
- * Whether exprs, the output of a set join's rows, read the probe table alone
- * (no placeholder, no other table): then its tuples are the rows.
+ * The Vars exprs, a set join's output, read: the probe table's in *probe_vars,
+ * the build side's in *build_vars, each once.  False for a placeholder, an
+ * outer query's Var or another table's.
  */
 static bool
-probe_output(PlannerInfo *root, List *exprs, PgGpuSetJoin *sj)
-{
-	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS);
-	ListCell   *lc;
-
-	foreach(lc, vars)
-	{
-		Var		   *v = (Var *) lfirst(lc);
-
-		if (!IsA(v, Var) || v->varno != (int) sj->probe->relid || v->varlevelsup != 0)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Whether exprs, an inner join's output, read only the probe table's columns and
- * the build side's (no placeholder, no system column or whole row of the probe
- * table); *probe_vars and *build_vars get their Vars, each once.
- */
-static bool
-build_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
+join_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
 {
 	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS);
 	ListCell   *lc;
@@ -1007,7 +987,7 @@ build_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars
 
 		if (!IsA(v, Var) || v->varlevelsup != 0)
 			return false;
-		if (v->varno == (int) sj->probe->relid && v->varattno > 0)
+		if (v->varno == (int) sj->probe->relid)
 			*probe_vars = list_append_unique(*probe_vars, v);
 		else if (bms_is_member(v->varno, sj->build->relids))
 			*build_vars = list_append_unique(*build_vars, v);
@@ -1015,6 +995,16 @@ build_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars
 			return false;
 	}
 	return true;
+}
+
+/* Whether exprs read the probe table alone: then its tuples are the join's rows. */
+static bool
+probe_output(List *exprs, PgGpuSetJoin *sj)
+{
+	List	   *probe_vars,
+			   *build_vars;
+
+	return join_output(exprs, sj, &probe_vars, &build_vars) && build_vars == NIL;
 }
 
 static bool gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
@@ -1054,7 +1044,7 @@ GpuSortOrderedPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 
 	memset(&sj, 0, sizeof(sj));
 	if (input_rel->reloptkind == RELOPT_JOINREL && pg_gpu_enable_gpujoin &&
-		PgGpuFindSetJoin(root, input_rel, &sj) && probe_output(root, target->exprs, &sj))
+		PgGpuFindSetJoin(root, input_rel, &sj) && probe_output(target->exprs, &sj))
 		scan_rel = sj.probe;
 	else
 		memset(&sj, 0, sizeof(sj));
@@ -1276,10 +1266,21 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	memset(&sj, 0, sizeof(sj));
 	if (!PgGpuFindSetJoin(root, joinrel, &sj) || (rte = plain_table(root, sj.probe)) == NULL)
 		return;
-	if (!probe_output(root, joinrel->reltarget->exprs, &sj) &&
-		(sj.jointype != JOIN_INNER ||
-		 !build_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars)))
+	if (!join_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars))
 		return;
+	/*
+	 * The build side's columns too: an inner join's, beside the probe table's
+	 * own columns (its scan tuple is put together from them, no system column
+	 * or whole row).
+	 */
+	if (build_vars != NIL)
+	{
+		if (sj.jointype != JOIN_INNER)
+			return;
+		foreach(lc, probe_vars)
+			if (((Var *) lfirst(lc))->varattno <= 0)
+				return;
+	}
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&comp, task, sj.probe->relid);
 	comp.root = root;

@@ -872,6 +872,16 @@ test_keyset(std::mt19937_64 &rng, int type, uint64_t n, bool emulate)
 	CHECK(bad == 0, "keyset: %d of %llu build keys found at the wrong ordinal (type %d, emulate %d)",
 		  bad, (unsigned long long) n, type, emulate);
 
+	/* the same ordinals from the set's own keys, not sent again */
+	out.assign(n + 1, -2);
+	CHECK(pg_gpu_keyset_ordinals(ks, out.data(), &err) == PG_GPU_OK, "keyset ordinals: %s",
+		  err.message);
+	bad = 0;
+	for (uint64_t i = 0; i < n; i++)
+		bad += out[i] != first[norm[i]];
+	CHECK(bad == 0, "keyset: %d of %llu own ordinals wrong (type %d, emulate %d)", bad,
+		  (unsigned long long) n, type, emulate);
+
 	uint64_t	m = n + 17;
 	std::vector<int64_t> pv;
 	std::string pd;
