@@ -65,6 +65,11 @@ Q = {
     # the inner join's rows with a column of the build side: its rows kept from its plan
     "Q5bp": "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) SELECT words.w, keys.k || '' AS k2 "
             "FROM words JOIN keys ON w = k",
+    # the probe side a child plan (GpuSemiJoin over an Append): the same words in a
+    # table of 4 hash partitions; Q5p forced onto the GPU path, Q5pd as the planner
+    # chooses with default costs
+    "Q5p": "SELECT count(*) FROM wordsp WHERE w IN (SELECT k FROM keys)",
+    "Q5pd": "SELECT count(*) FROM wordsp WHERE w IN (SELECT k FROM keys)",
 }
 # tables built from t when a query first needs them
 DERIVED = {
@@ -75,10 +80,14 @@ DERIVED = {
           "VACUUM ANALYZE dim",
     "words": "CREATE TABLE words AS SELECT md5(i::text) AS w FROM generate_series(1, 10000000) i",
     "keys": "CREATE TABLE keys AS SELECT md5((i * 17)::text) AS k FROM generate_series(1, 1000000) i",
+    "wordsp": "CREATE TABLE wordsp (w text) PARTITION BY HASH (w); "
+              + "".join(f"CREATE TABLE wordsp{i} PARTITION OF wordsp FOR VALUES WITH (MODULUS 4, "
+                        f"REMAINDER {i}) WITH (parallel_workers = 8); " for i in range(4))
+              + "INSERT INTO wordsp SELECT w FROM words",
 }
 DB = {"Q6": "b6"}
 # tables a query needs that its text does not name (Q5c's array comes from keys)
-NEEDS = {"Q5c": ("keys",)}
+NEEDS = {"Q5c": ("keys",), "Q5p": ("words",), "Q5pd": ("words",)}
 # settings for every plan of a query: PostgreSQL's hash aggregation of 10 M groups
 # would spill to disk with the default 4 MB work_mem
 QSET = {"Q7": ["work_mem = '4GB'"]}
@@ -99,7 +108,7 @@ WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force;
 BREAKDOWN = ("Planning Time", "Execution Time", "Pin Workers", "GPU Time", "GpuAgg Wall Time", "CPU Setup Time", "CPU Page Time", "CPU Wait Time",
              "Finish Time", "Batch Copy Time", "Bytes Moved", "Pages", "Chunks", "Groups", "Rows Sorted", "Rows Kept", "Sorted Runs Merged", "GpuSort Wall Time", "GpuHashJoin Wall Time", "GpuSemiJoin Wall Time",
              "Page Access", "Input Time", "Sort Time", "Key Set Build Time", "Key Set Collect Time", "Key Set GPU Time",
-             "Workers Launched")
+             "Rows Probed", "Batches", "Probe Time", "Workers Launched")
 
 
 def timed(settings, query, reps, db="postgres", warm=True, stat=statistics.median,
@@ -143,7 +152,8 @@ def build(rows, procs=8):
 
 
 def table_bytes(t):
-    return int(psql(f"SELECT pg_relation_size('{t}')").strip())
+    # a partitioned table's own size is 0: its partitions'
+    return int(psql(f"SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree('{t}')").strip())
 
 
 def main():
@@ -225,7 +235,9 @@ def main():
             if not re.search(rf"\b{tn}\b", Q[name]) and tn not in NEEDS.get(name, ()):
                 continue
             if not psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() == "t":
-                psql(f"{sql}; VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
+                # (a partitioned table takes no storage parameters: its partitions have them)
+                par = "" if tn == "wordsp" else f"ALTER TABLE {tn} SET (parallel_workers = 8); "
+                psql(f"{sql}; VACUUM ANALYZE {tn}; {par}"
                      f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
                 pr(f"table {tn}: {sql}; {table_bytes(tn) / 1e9:.2f} GB")
             qbytes = table_bytes(tn) if tn != "keys" else qbytes
@@ -247,6 +259,8 @@ def main():
             qbytes = int(psql("SELECT pg_relation_size('t6')", db))
         qs = QSET.get(name, [])
         gs = [f"pg_gpu.device_memory_limit = '{nbytes // 2 // 1024}kB'"] if name == "Q4m" else []
+        if name == "Q5p":
+            gs = ["pg_gpu.force = on"]
         if name == "Q4j":
             # 10 M joined rows kept in memory; forced: with default costs the planner
             # keeps PostgreSQL's parallel plan, which is faster

@@ -202,7 +202,8 @@ EXPLAIN (COSTS OFF) SELECT id % 7 FROM js_w WHERE NOT EXISTS (SELECT 1 FROM js_k
 -- the build side's columns in the output: GpuHashJoin keeps the build plan's rows
 -- (the keys then come from that plan, not from pages)
 EXPLAIN (COSTS OFF) SELECT js_w.id, js_k.k, js_k.i8 FROM js_w JOIN js_k ON w = k;
--- a system column of the probe table beside the build side's columns: the CPU joins
+-- a system column of the probe table beside the build side's columns: not from the
+-- pages; GpuHashJoin takes the rows of the table's scan as its probe plan
 EXPLAIN (COSTS OFF) SELECT js_w.ctid, js_k.k FROM js_w JOIN js_k ON w = k;
 -- NOT IN (SELECT ...): the subplan's keys; a correlated subplan stays on the CPU
 EXPLAIN (COSTS OFF) SELECT count(*) FROM js_w WHERE w NOT IN (SELECT k FROM js_k);

@@ -332,7 +332,8 @@ static Node *
 CreateGpuSortState(CustomScan *cscan)
 {
 	if (cscan->scan.scanrelid == 0)
-		return PgGpuCreateSortSlotState(cscan);
+		return cscan->methods == &gpusort_scan_methods ? PgGpuCreateSortSlotState(cscan)
+			: PgGpuCreateJoinSlotState(cscan);
 
 	GpuAggState *s = (GpuAggState *) palloc0(sizeof(GpuAggState));
 

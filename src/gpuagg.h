@@ -73,4 +73,23 @@ extern void PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *
 /* exec_sort_slot.cpp: the state of a GpuSort over a child plan */
 extern Node *PgGpuCreateSortSlotState(CustomScan *cscan);
 
+/*
+ * custom_private of a GpuHashJoin or GpuSemiJoin over a child plan that gives
+ * the probe rows (scanrelid 0; custom_plans: PostgreSQL's join, the build plan,
+ * the probe plan).  The scan tuple is the probe plan's row, then an inner
+ * join's build row after its key (custom_scan_tlist); custom_exprs holds the
+ * probe key, over the scan tuple's probe columns.
+ */
+typedef enum GpuJoinSlotPrivate
+{
+	GPUJOIN_SLOT_TASK = 0,		/* Const bytea: pg_gpu_agg_task (the set's type) */
+	GPUJOIN_SLOT_SETS,			/* List: the key set's source (expr_compile.h) */
+	GPUJOIN_SLOT_JOINTYPE,		/* Integer: JOIN_INNER, JOIN_SEMI or JOIN_ANTI */
+	GPUJOIN_SLOT_VALTYPE,		/* Integer: the probe key's pg_gpu_coltype */
+	GPUJOIN_SLOT_NPROBE			/* Integer: the probe row's columns */
+} GpuJoinSlotPrivate;
+
+/* exec_join_slot.cpp: the state of such a join */
+extern Node *PgGpuCreateJoinSlotState(CustomScan *cscan);
+
 #endif							/* PG_GPU_GPUAGG_H */

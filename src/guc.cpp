@@ -34,6 +34,7 @@ double		pg_gpu_tuple_cost = 0.0001;
 int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_slot_sort_memory = 1024 * 1024;
 int			pg_gpu_chunk_pages = 4096;
+int			pg_gpu_join_batch_rows = 256 * 1024;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
 int			pg_gpu_pin_workers = 8;
@@ -108,6 +109,11 @@ PgGpuDefineGucs(void)
 							"tuplesort sorts them, or its join runs.",
 							NULL, &pg_gpu_slot_sort_memory, 1024 * 1024, 64, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.join_batch_rows",
+							"Probe rows a GpuHashJoin or GpuSemiJoin over a child plan takes "
+							"before the GPU probes their keys.",
+							NULL, &pg_gpu_join_batch_rows, 256 * 1024, 1, 64 * 1024 * 1024,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.chunk_pages",
 							"Heap pages per chunk sent to the GPU.",
 							NULL, &pg_gpu_chunk_pages, 4096, 1, 1 << 20,

@@ -430,14 +430,17 @@ join_set_test(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid reli
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
 	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
 		sj->jointype == JOIN_ANTI ? "anti" : "inner";
-	String	   *key = filter_text(list_make1(sj->probe_key), relid, sj->probe->relid);
+	/* over a child plan (no relid) EXPLAIN deparses the key from the plan */
+	String	   *key = OidIsValid(relid)
+		? filter_text(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;
 	List	   *source;
 
 	*unique = makeInteger(0);
 	source = list_make5(makeInteger(PG_GPU_SET_CHILD), makeInteger(1),
 						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
 	/* for EXPLAIN */
-	source = lappend(source, makeString(psprintf("%s join on %s", kind, strVal(key))));
+	source = lappend(source, makeString(key ? psprintf("%s join on %s", kind, strVal(key))
+										: psprintf("%s join", kind)));
 	/* rows kept for the output come from the plan: no keys from pages then */
 	if (keep_rows)
 		(*unique)->ival = 2;
@@ -987,7 +990,7 @@ join_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
 
 		if (!IsA(v, Var) || v->varlevelsup != 0)
 			return false;
-		if (v->varno == (int) sj->probe->relid)
+		if (bms_is_member(v->varno, sj->probe->relids))
 			*probe_vars = list_append_unique(*probe_vars, v);
 		else if (bms_is_member(v->varno, sj->build->relids))
 			*build_vars = list_append_unique(*build_vars, v);
@@ -1142,12 +1145,32 @@ static const CustomPathMethods gpusemijoin_path_methods = {
 	NULL
 };
 
+static Plan *PlanGpuJoinSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+								 List *tlist, List *clauses, List *custom_plans);
+
+/* The same nodes over a child plan that gives the probe rows */
+static const CustomPathMethods gpuhashjoin_slot_path_methods = {
+	"GpuHashJoin",
+	PlanGpuJoinSlotPath,
+	NULL
+};
+
+static const CustomPathMethods gpusemijoin_slot_path_methods = {
+	"GpuSemiJoin",
+	PlanGpuJoinSlotPath,
+	NULL
+};
+
 static inline bool
 is_gpujoin_path(Path *path)
 {
-	return IsA(path, CustomPath) &&
-		(((CustomPath *) path)->methods == &gpuhashjoin_path_methods ||
-		 ((CustomPath *) path)->methods == &gpusemijoin_path_methods);
+	const CustomPathMethods *m;
+
+	if (!IsA(path, CustomPath))
+		return false;
+	m = ((CustomPath *) path)->methods;
+	return m == &gpuhashjoin_path_methods || m == &gpusemijoin_path_methods ||
+		m == &gpuhashjoin_slot_path_methods || m == &gpusemijoin_slot_path_methods;
 }
 
 /*
@@ -1205,24 +1228,12 @@ cpu_path(PlannerInfo *root, Path *path)
 }
 
 /*
- * Rows of a join, unordered (set_join_pathlist_hook): a semi-, anti- or inner
- * join of one table with the rest on one equality (PgGpuFindSetJoin), whose
- * output reads that table alone.  GpuHashJoin (inner) or GpuSemiJoin (semi,
- * anti) scans the table's pages like GpuSort, probing a key set of the rest, and
- * hands back the rows that pass (an inner join's once per equal key) in the
- * order the GPU kept them.  Its fallback is the cheapest of PostgreSQL's paths
- * for the join that the hook sees: it runs once per pair of inputs, after the
- * paths for that pair.  Under pg_gpu.force the GPU path costs nothing, so
- * add_path drops any later path that is neither sorted nor parallel-safe before
- * the hook sees it; the fallback may then be a dearer plan than PostgreSQL's
- * best, which affects speed after a fallback, never the rows.
+ * GpuHashJoin or GpuSemiJoin over the probe table's pages (GpuJoinPathsImpl),
+ * with PostgreSQL's join cpu as its fallback; false if the join is not one.
  */
-static void
-GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
+static bool
+gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 {
-	Query	   *parse = root->parse;
-	CustomPath *prev = NULL;
-	Path	   *cpu = NULL;
 	PgGpuSetJoin sj;
 	RangeTblEntry *rte;
 	pg_gpu_agg_task *task;
@@ -1233,41 +1244,11 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 			   *build_vars = NIL;
 	ListCell   *lc;
 
-	if (!pg_gpu_enabled || !pg_gpu_enable_gpujoin || IS_DUMMY_REL(joinrel) ||
-		parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
-		(!pg_gpu_force && !PgGpuDeviceLikely()) || !PgGpuLayoutOk())
-		return;
-	foreach(lc, joinrel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-
-		if (is_gpujoin_path(p))
-			prev = (CustomPath *) p;
-		else if (p->param_info == NULL && (cpu == NULL || p->total_cost < cpu->total_cost))
-			cpu = p;
-	}
-	if (prev != NULL)
-	{
-		Path	   *copy;
-
-		if (cpu != NULL && cpu->total_cost < ((Path *) linitial(prev->custom_paths))->total_cost &&
-			(copy = copy_join_path(cpu)) != NULL)
-			linitial(prev->custom_paths) = copy;
-		if (pg_gpu_force)
-		{
-			joinrel->pathlist = list_make1(prev);
-			joinrel->partial_pathlist = NIL;
-		}
-		return;
-	}
-	if (cpu == NULL || (cpu = copy_join_path(cpu)) == NULL)
-		return;
-
 	memset(&sj, 0, sizeof(sj));
 	if (!PgGpuFindSetJoin(root, joinrel, &sj) || (rte = plain_table(root, sj.probe)) == NULL)
-		return;
+		return false;
 	if (!join_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars))
-		return;
+		return false;
 	/*
 	 * The build side's columns too: an inner join's, beside the probe table's
 	 * own columns (its scan tuple is put together from them, no system column
@@ -1276,10 +1257,10 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	if (build_vars != NIL)
 	{
 		if (sj.jointype != JOIN_INNER)
-			return;
+			return false;
 		foreach(lc, probe_vars)
 			if (((Var *) lfirst(lc))->varattno <= 0)
-				return;
+				return false;
 	}
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&comp, task, sj.probe->relid);
@@ -1304,15 +1285,15 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 														set_pathtarget_cost_width(root, target));
 		if ((join_quals = join_set_test(root, &comp, &sj, rte->relid, &unique, &set, true)) == NIL ||
 			!PgGpuCompileSetValue(&comp, sj.probe_key, sj.keytype, set, true, &task->keys[0]))
-			return;
+			return false;
 		task->nkeys = 1;
 	}
 	else if (!join_rows_test(root, &comp, task, &sj, rte->relid, &join_quals))
-		return;
+		return false;
 	if (!PgGpuCompileQuals(&comp, list_concat_copy(quals, join_quals), &task->filter) ||
 		!PgGpuFinishPrograms(&comp) || !relation_supported(rte->relid, task) ||
 		!pg_gpu_sort_words_ok(task))
-		return;
+		return false;
 	task->sort = 1;
 
 	CustomPath *cpath = makeNode(CustomPath);
@@ -1381,6 +1362,223 @@ GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel)
 	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_path_methods
 		: &gpusemijoin_path_methods;
 	add_gpu_path(joinrel, &cpath->path);
+	return true;
+}
+
+
+/*
+ * GpuHashJoin or GpuSemiJoin whose probe rows come from a child plan, any plan
+ * of one of the join's two inputs (PgGpuFindSetJoinSides): the executor takes
+ * its rows in batches, computes their keys on the CPU, has the GPU probe the
+ * key set with them, and hands back the rows that match (an anti-join's that
+ * do not), an inner join's paired with each build row of an equal key.  The
+ * rows pass through the CPU, so this wins only where the key set saves
+ * PostgreSQL more than that costs: a large build side, say, whose hash table
+ * PostgreSQL would spill to disk.  The cost says so.
+ */
+static void
+gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo *outerrel,
+				  RelOptInfo *innerrel)
+{
+	PgGpuSetJoin sj;
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	Integer    *unique;
+	int			set;
+	int			valtype;
+	Path	   *probe_path;
+	List	   *probe_vars,
+			   *build_vars;
+	ListCell   *lc;
+
+	memset(&sj, 0, sizeof(sj));
+	if (!PgGpuFindSetJoinSides(root, joinrel, outerrel, innerrel, &sj) ||
+		!join_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars) ||
+		(build_vars != NIL && sj.jointype != JOIN_INNER))
+		return;
+	probe_path = sj.probe->cheapest_total_path;
+	/* the probe plan's columns are the scan tuple's first: plain Vars */
+	foreach(lc, probe_path->pathtarget->exprs)
+		if (!IsA(lfirst(lc), Var) || ((Var *) lfirst(lc))->varattno == 0)
+			return;
+	/* the key, computed over the probe plan's row, and its value's type */
+	{
+		List	   *vars = pull_var_clause((Node *) sj.probe_key, PVC_INCLUDE_PLACEHOLDERS);
+
+		foreach(lc, vars)
+			if (!IsA(lfirst(lc), Var) ||
+				!list_member(probe_path->pathtarget->exprs, lfirst(lc)))
+				return;
+	}
+	valtype = PgGpuValueType(exprType((Node *) sj.probe_key));
+	if (valtype == 0 || PgGpuSetType(valtype) != PgGpuSetType(sj.keytype))
+		return;
+
+	/*
+	 * An inner join keeps the build plan's rows (its key, then the columns the
+	 * output reads): each probe row's match is paired with every build row of
+	 * its key, whose count only they tell.
+	 */
+	if (sj.jointype == JOIN_INNER)
+	{
+		PathTarget *target = create_empty_pathtarget();
+
+		add_column_to_pathtarget(target, sj.build_key, 0);
+		foreach(lc, build_vars)
+			add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
+		sj.build_path = (Path *) create_projection_path(root, sj.build,
+														sj.build->cheapest_total_path,
+														set_pathtarget_cost_width(root, target));
+	}
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&comp, task, 0);
+	comp.root = root;
+	if (join_set_test(root, &comp, &sj, InvalidOid, &unique, &set,
+					  sj.jointype == JOIN_INNER) == NIL)
+		return;
+
+	CustomPath *cpath = makeNode(CustomPath);
+	double		probe_rows = probe_path->rows;
+	int			key_width = get_typavgwidth(exprType((Node *) sj.probe_key),
+											exprTypmod((Node *) sj.probe_key));
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.rows = joinrel->rows;
+
+	/*
+	 * The build side's keys (and an inner join's rows, copied), the GPU's
+	 * start-up; then each probe row copied into a batch and its key computed
+	 * and converted (a cpu_tuple_cost and a cpu_operator_cost, more than a
+	 * hash join's probe), the keys' bytes copied to the GPU as pages are, and
+	 * each output row (an inner join's put together from two).  Under
+	 * pg_gpu.force, free (see GpuJoinPathsImpl).
+	 */
+	cpath->path.startup_cost = probe_path->startup_cost + sj.build_cost + pg_gpu_startup_cost +
+		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
+		(sj.jointype == JOIN_INNER ? sj.build_path->rows * 2 * cpu_tuple_cost : 0.0);
+	cpath->path.total_cost = cpath->path.startup_cost +
+		(probe_path->total_cost - probe_path->startup_cost) +
+		probe_rows * (cpu_tuple_cost + cpu_operator_cost) +
+		probe_rows * (key_width + 8) / BLCKSZ * pg_gpu_copy_page_cost +
+		joinrel->rows * (sj.jointype == JOIN_INNER ? 2 * cpu_tuple_cost : cpu_tuple_cost);
+	if (pg_gpu_force)
+		cpath->path.startup_cost = cpath->path.total_cost = 0.0;
+	/* no projection: the fallback hands up its child's rows as they are */
+	cpath->flags = 0;
+	cpath->custom_paths = list_make3(cpu, sj.build_path, probe_path);
+	cpath->custom_private = list_make5(task_const(task), comp.set_sources,
+									   makeInteger((int) sj.jointype), makeInteger(valtype),
+									   copyObject(sj.probe_key));
+	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_slot_path_methods
+		: &gpusemijoin_slot_path_methods;
+	add_gpu_path(joinrel, &cpath->path);
+}
+
+/*
+ * The plan: the scan tuple is the probe plan's row followed by the build row's
+ * columns after its key (an inner join's), custom_scan_tlist naming them; the
+ * probe key, an expression over those, is custom_exprs' one item.
+ */
+static Plan *
+PlanGpuJoinSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = best_path->custom_private;
+	Plan	   *build = (Plan *) lsecond(custom_plans);
+	Plan	   *probe = (Plan *) lthird(custom_plans);
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, probe->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst_node(TargetEntry, lc)->expr),
+											 list_length(scan_tlist) + 1, NULL, false));
+	if (best_path->methods == &gpuhashjoin_slot_path_methods)
+		for_each_from(lc, build->targetlist, 1)
+			scan_tlist = lappend(scan_tlist,
+								 makeTargetEntry((Expr *) copyObject(lfirst_node(TargetEntry, lc)->expr),
+												 list_length(scan_tlist) + 1, NULL, false));
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_private = list_make5(linitial(priv), lsecond(priv), lthird(priv),
+									   lfourth(priv),
+									   makeInteger(list_length(probe->targetlist)));
+	cscan->custom_exprs = list_make1(copyObject(list_nth(priv, 4)));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = best_path->methods == &gpuhashjoin_slot_path_methods
+		? &gpuhashjoin_scan_methods : &gpusemijoin_scan_methods;
+	return &cscan->scan.plan;
+}
+
+static Plan *
+PlanGpuJoinSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *clauses, List *custom_plans)
+{
+	Plan	   *plan = NULL;
+
+	PG_GPU_GUARD(plan = PlanGpuJoinSlotPathImpl(best_path, tlist, custom_plans));
+	return plan;
+}
+
+/*
+ * Rows of a join, unordered (set_join_pathlist_hook): a semi-, anti- or inner
+ * join of one table with the rest on one equality (PgGpuFindSetJoin), whose
+ * output reads that table alone.  GpuHashJoin (inner) or GpuSemiJoin (semi,
+ * anti) scans the table's pages like GpuSort, probing a key set of the rest, and
+ * hands back the rows that pass (an inner join's once per equal key) in the
+ * order the GPU kept them.  Failing that (the probe side a join, a subquery, a
+ * partitioned table, or a table whose scan the GPU cannot read), the same nodes
+ * over the plan of one of the two inputs (gpujoin_slot_path).  Its fallback is the cheapest of PostgreSQL's paths
+ * for the join that the hook sees: it runs once per pair of inputs, after the
+ * paths for that pair.  Under pg_gpu.force the GPU path costs nothing, so
+ * add_path drops any later path that is neither sorted nor parallel-safe before
+ * the hook sees it; the fallback may then be a dearer plan than PostgreSQL's
+ * best, which affects speed after a fallback, never the rows.
+ */
+static void
+GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel)
+{
+	Query	   *parse = root->parse;
+	CustomPath *prev = NULL;
+	Path	   *cpu = NULL;
+	ListCell   *lc;
+
+	if (!pg_gpu_enabled || !pg_gpu_enable_gpujoin || IS_DUMMY_REL(joinrel) ||
+		parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
+		(!pg_gpu_force && !PgGpuDeviceLikely()) || !PgGpuLayoutOk())
+		return;
+	foreach(lc, joinrel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (is_gpujoin_path(p))
+			prev = (CustomPath *) p;
+		else if (p->param_info == NULL && (cpu == NULL || p->total_cost < cpu->total_cost))
+			cpu = p;
+	}
+	if (prev != NULL)
+	{
+		Path	   *copy;
+
+		if (cpu != NULL && cpu->total_cost < ((Path *) linitial(prev->custom_paths))->total_cost &&
+			(copy = copy_join_path(cpu)) != NULL)
+			linitial(prev->custom_paths) = copy;
+		if (pg_gpu_force)
+		{
+			joinrel->pathlist = list_make1(prev);
+			joinrel->partial_pathlist = NIL;
+		}
+		return;
+	}
+	if (cpu == NULL || (cpu = copy_join_path(cpu)) == NULL)
+		return;
+	if (!gpujoin_heap_path(root, joinrel, cpu))
+		gpujoin_slot_path(root, joinrel, cpu, outerrel, innerrel);
 }
 
 static void
@@ -1389,7 +1587,7 @@ GpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel, RelOp
 {
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-	PG_GPU_GUARD(GpuJoinPathsImpl(root, joinrel));
+	PG_GPU_GUARD(GpuJoinPathsImpl(root, joinrel, outerrel, innerrel));
 }
 
 static Plan *

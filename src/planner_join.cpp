@@ -31,25 +31,33 @@ extern "C" {
 }
 
 /*
- * The kind of join between the probe table and the build relids: JOIN_INNER when
- * no special join links them, JOIN_SEMI or JOIN_ANTI with the probe table as the
- * whole left side; -1 for anything else (outer joins, more tables on the left).
+ * The kind of join between the probe side and the build relids: JOIN_INNER when
+ * no special join links them, JOIN_SEMI or JOIN_ANTI with the probe side as its
+ * left input (holding the special join's minimal left-hand side; PostgreSQL made
+ * the join rel, so joining there is legal); -1 for anything else (outer joins).
  */
 static int
 join_type_of(PlannerInfo *root, Relids probe, Relids build)
 {
+	Relids		both = bms_union(probe, build);
 	int			jt = JOIN_INNER;
 	ListCell   *lc;
 
 	foreach(lc, root->join_info_list)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
+		Relids		all = bms_union(sj->syn_lefthand, sj->syn_righthand);
 
-		/* a join inside the build side is the build plan's business */
-		if (bms_is_subset(sj->syn_lefthand, build) && bms_is_subset(sj->syn_righthand, build))
+		/*
+		 * A join inside one side is that side's plan's business; one that
+		 * takes this whole join as (part of) an input happens above it.
+		 */
+		if (bms_is_subset(all, build) || bms_is_subset(all, probe) ||
+			bms_is_subset(both, sj->syn_lefthand) || bms_is_subset(both, sj->syn_righthand))
 			continue;
 		if ((sj->jointype == JOIN_SEMI || sj->jointype == JOIN_ANTI) && jt == JOIN_INNER &&
-			bms_equal(sj->syn_lefthand, probe) && bms_equal(sj->syn_righthand, build))
+			bms_is_subset(sj->min_lefthand, probe) && bms_is_subset(probe, sj->syn_lefthand) &&
+			bms_equal(sj->syn_righthand, build))
 		{
 			jt = sj->jointype;
 			continue;
@@ -74,21 +82,24 @@ side_of(PlannerInfo *root, Expr *e, Relids probe, Relids build)
 	return 0;
 }
 
-/* Try relid as the probe table. */
+/* Try probe (a plain table, or with any_probe any relation of the join) as the probe side. */
 static bool
-try_probe(PlannerInfo *root, RelOptInfo *joinrel, int relid, PgGpuSetJoin *out)
+try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_probe,
+		  PgGpuSetJoin *out)
 {
-	RelOptInfo *probe = find_base_rel(root, relid);
-	Relids		probe_ids = bms_make_singleton(relid);
-	Relids		build_ids = bms_del_member(bms_copy(joinrel->relids), relid);
+	Relids		probe_ids = probe->relids;
+	Relids		build_ids = bms_difference(joinrel->relids, probe_ids);
 	RelOptInfo *build;
 	List	   *clauses;
 	ListCell   *lc;
 	int			jt;
 	int			bv;
 
-	if (probe->reloptkind != RELOPT_BASEREL || probe->rtekind != RTE_RELATION ||
-		!bms_is_empty(probe->lateral_relids) || bms_is_empty(build_ids))
+	if (!any_probe && (probe->reloptkind != RELOPT_BASEREL || probe->rtekind != RTE_RELATION))
+		return false;
+	if (!bms_is_empty(probe->lateral_relids) || bms_is_empty(build_ids) ||
+		probe->cheapest_total_path == NULL || IS_DUMMY_REL(probe) ||
+		probe->cheapest_total_path->param_info != NULL)
 		return false;
 	build = bms_membership(build_ids) == BMS_SINGLETON
 		? find_base_rel(root, bms_singleton_member(build_ids))
@@ -167,7 +178,7 @@ PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
 		PgGpuSetJoin j;
 
 		memset(&j, 0, sizeof(j));
-		if (try_probe(root, joinrel, relid, &j) &&
+		if (try_probe(root, joinrel, find_base_rel(root, relid), false, &j) &&
 			(!found || j.probe->pages > best.probe->pages))
 		{
 			best = j;
@@ -177,4 +188,28 @@ PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
 	if (found)
 		*out = best;
 	return found;
+}
+
+bool
+PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+					  RelOptInfo *innerrel, PgGpuSetJoin *out)
+{
+	PgGpuSetJoin a,
+				b;
+	bool		fa,
+				fb;
+
+	if (joinrel->reloptkind != RELOPT_JOINREL)
+		return false;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	/* a semi- or anti-join's left side is the probe side (join_type_of) */
+	fa = try_probe(root, joinrel, outerrel, true, &a);
+	fb = try_probe(root, joinrel, innerrel, true, &b);
+	/* an inner join probes with the side of more rows, the other's keys in the set */
+	if (fa && (!fb || a.probe->rows >= b.probe->rows))
+		*out = a;
+	else if (fb)
+		*out = b;
+	return fa || fb;
 }

@@ -11,7 +11,7 @@
  */
 typedef struct PgGpuSetJoin
 {
-	RelOptInfo *probe;
+	RelOptInfo *probe;			/* the plain table (PgGpuFindSetJoinSides: any relation) */
 	RelOptInfo *build;
 	Path	   *build_path;		/* the build side's cheapest plan */
 	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER */
@@ -38,5 +38,14 @@ Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr
 
 /* Whether joinrel is such a join; fills *out. */
 bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
+
+/*
+ * The same with one of the two inputs of joinrel that the join path hook sees as
+ * the probe side, whatever it is (a join, a subquery, a partitioned table): its
+ * plan's rows then pass through the CPU (GpuSemiJoin and GpuHashJoin over a
+ * child plan).  An inner join probes with the input of more rows.
+ */
+bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+								  RelOptInfo *innerrel, PgGpuSetJoin *out);
 
 #endif							/* PG_GPU_PLANNER_JOIN_H */

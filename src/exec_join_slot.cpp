@@ -1,0 +1,569 @@
+/*
+ * exec_join_slot.cpp — GpuSemiJoin and GpuHashJoin over a child plan that gives
+ * the probe rows (issue 5's "or from any child plan").
+ *
+ * When the probe side is not one table whose pages the GPU can read (a join, a
+ * subquery, a partitioned table), the node pulls the probe plan's rows in
+ * batches, as PostgreSQL's own join would, keeps each as a minimal tuple and
+ * computes its key with PostgreSQL's executor.  The batch's keys go to the GPU,
+ * which probes the key set built from the other side (exec_sets.cpp: the build
+ * plan's keys, or its table's pages collected on the GPU) and answers each key's
+ * ordinal in the set.  Then the batch's rows are handed back:
+ *
+ *   semi-join    a row whose key is in the set, once
+ *   anti-join    a row whose key is NULL or not in the set
+ *   inner join   a row whose key is in the set, once per build row of that key,
+ *                put together with that row's columns
+ *
+ * An inner join keeps the build plan's rows (their key first): the set's
+ * ordinal of a key is the index of the first kept row with an equal key, and
+ * the rows of one key are chained from it (next[]).
+ *
+ * The probe rows pass through the CPU one by one, so this path is capped at the
+ * executor's per-row speed; what the GPU takes is the build side's hash table
+ * and the lookups.  Fallback: PostgreSQL's join (the first child) runs instead
+ * when the GPU cannot build the set or fails before the first row went up; a
+ * GPU failure after that is an error, since rows were handed back already.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "gpuagg.h"
+#include "expr_compile.h"
+#include "exec_sets.h"
+}
+
+#include "guard.h"
+
+/* a batch of probe rows: pg_gpu.join_batch_rows, or so many bytes of them */
+static const uint64 kBatchBytes = 64 * 1024 * 1024;
+
+/* a batch row's answer besides an ordinal: no key in the set, a NULL key */
+static const int64 kNoMatch = -1;
+static const int64 kNullKey = -2;
+
+typedef struct GpuJoinSlotState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	pg_gpu_agg_task task;		/* the key set's type */
+	List	   *set_sources;
+	PgGpuNode	node;
+	JoinType	jointype;
+	int			valtype;		/* pg_gpu_coltype of the probe key's value */
+	int			nprobe;			/* scan tuple columns from the probe row ... */
+	int			nbuild;			/* ... then from a build row, after its key */
+	ExprState  *probe_key;		/* over the probe row */
+
+	PgGpuSets	sets;
+	int64	   *next;			/* inner: the next kept build row of an equal key */
+
+	/* the current batch */
+	MemoryContext batch_cxt;
+	TupleTableSlot *probe_slot; /* a kept probe row */
+	TupleTableSlot *build_slot; /* a kept build row */
+	MinimalTuple *rows;
+	int64	   *ord;			/* each row's ordinal, kNoMatch or kNullKey */
+	int64		nrows;
+	int64		pos;			/* the next row to look at */
+	int64		chain;			/* inner: the next build row to pair with row pos - 1 */
+	bool		input_done;		/* the probe plan gave its last row */
+
+	/* execution */
+	bool		started;
+	bool		finished;		/* every row went up */
+	bool		gpu_ran;
+	bool		fallback;
+	bool		emitted;		/* a row went up: no falling back after this */
+	PgGpuFallback fb_reason;
+	char		fb_msg[256];
+	MemoryContextCallback cleanup;
+
+	/* instrumentation */
+	int64		rows_probed;
+	int64		keys_probed;
+	int64		batches;
+	uint64		bytes_h2d;
+	instr_time	t_input;		/* pulling rows, keeping them, their keys */
+	instr_time	t_probe;		/* the GPU's probes, round trip */
+} GpuJoinSlotState;
+
+static void BeginGpuJoinSlot(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuJoinSlot(CustomScanState *node);
+static void EndGpuJoinSlot(CustomScanState *node);
+static void ReScanGpuJoinSlot(CustomScanState *node);
+static void ExplainGpuJoinSlot(CustomScanState *node, List *ancestors, ExplainState *es);
+
+/* No mark/restore, no backward scan: PostgreSQL adds a Material node if needed. */
+static const CustomExecMethods gpujoin_slot_exec_methods = {
+	"GpuHashJoin",
+	BeginGpuJoinSlot,
+	ExecGpuJoinSlot,
+	EndGpuJoinSlot,
+	ReScanGpuJoinSlot,
+	NULL, NULL,
+	NULL, NULL, NULL, NULL,
+	NULL,
+	ExplainGpuJoinSlot
+};
+
+Node *
+PgGpuCreateJoinSlotState(CustomScan *cscan)
+{
+	GpuJoinSlotState *s = (GpuJoinSlotState *) palloc0(sizeof(GpuJoinSlotState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &gpujoin_slot_exec_methods;
+	s->node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
+		: PG_GPU_NODE_SEMIJOIN;
+	return (Node *) s;
+}
+
+/* children: PostgreSQL's join, the build plan, the probe plan */
+static PlanState *
+child(GpuJoinSlotState *s, int i)
+{
+	return (PlanState *) list_nth(s->css.custom_ps, i);
+}
+
+/* The batch and the key sets released; safe to repeat. */
+static void
+release_all(GpuJoinSlotState *s)
+{
+	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
+	if (s->probe_slot)
+		ExecClearTuple(s->probe_slot);
+	if (s->build_slot)
+		ExecClearTuple(s->build_slot);
+	s->rows = NULL;
+	s->ord = NULL;
+	s->nrows = 0;
+	s->pos = 0;
+	s->chain = -1;
+	s->next = NULL;				/* in the kept rows' context */
+	if (s->batch_cxt)
+		MemoryContextReset(s->batch_cxt);
+	PgGpuFreeSets(&s->sets);
+}
+
+/* On error paths the query memory goes away; the GPU's sets must go with it. */
+static void
+join_slot_cleanup_callback(void *arg)
+{
+	GpuJoinSlotState *s = (GpuJoinSlotState *) arg;
+
+	/* a child of the query's context, deleted before this runs */
+	s->sets.rows_cxt = NULL;
+	PgGpuFreeSets(&s->sets);
+}
+
+static void
+BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	Const	   *task = (Const *) list_nth(priv, GPUJOIN_SLOT_TASK);
+	ListCell   *lc;
+
+	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
+	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
+	s->set_sources = (List *) list_nth(priv, GPUJOIN_SLOT_SETS);
+	s->jointype = (JoinType) intVal(list_nth(priv, GPUJOIN_SLOT_JOINTYPE));
+	s->valtype = intVal(list_nth(priv, GPUJOIN_SLOT_VALTYPE));
+	s->nprobe = intVal(list_nth(priv, GPUJOIN_SLOT_NPROBE));
+	s->nbuild = list_length(cscan->custom_scan_tlist) - s->nprobe;
+	s->chain = -1;
+
+	/* PostgreSQL's join, the build plan, the probe plan */
+	foreach(lc, cscan->custom_plans)
+		s->css.custom_ps = lappend(s->css.custom_ps,
+								   ExecInitNode((Plan *) lfirst(lc), estate,
+												eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
+	/* the fallback hands up its child's slots as they are: of another kind */
+	s->css.ss.ps.resultopsfixed = false;
+	/* the key reads the scan tuple's first columns, which are the probe row's */
+	s->probe_key = ExecInitExpr((Expr *) linitial(cscan->custom_exprs), NULL);
+	s->probe_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+									   ExecGetResultType(child(s, 2)), &TTSOpsMinimalTuple);
+	s->build_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+									   ExecGetResultType(child(s, 1)), &TTSOpsMinimalTuple);
+	/* rows are only ever freed all together: no power-of-two rounding */
+	s->batch_cxt = GenerationContextCreate(estate->es_query_cxt, "GpuJoin probe rows",
+										   ALLOCSET_DEFAULT_SIZES);
+	s->cleanup.func = join_slot_cleanup_callback;
+	s->cleanup.arg = s;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, &s->cleanup);
+}
+
+static void
+BeginGpuJoinSlot(CustomScanState *node, EState *estate, int eflags)
+{
+	PG_GPU_GUARD(BeginGpuJoinSlotImpl((GpuJoinSlotState *) node, estate, eflags));
+}
+
+/* Record why the GPU does not run the join; the caller falls back. */
+static bool
+give_up(GpuJoinSlotState *s, PgGpuFallback reason, const char *msg)
+{
+	release_all(s);
+	s->fb_reason = reason;
+	strlcpy(s->fb_msg, msg, sizeof(s->fb_msg));
+	return false;
+}
+
+/* Build the key set (and an inner join's chains of kept rows). */
+static bool
+start(GpuJoinSlotState *s)
+{
+	PgGpuFallback reason;
+	char		msg[256];
+
+	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
+	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+		return give_up(s, reason, msg);
+	if (!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, s->node,
+						&s->task, &s->sets, &reason, msg, sizeof(msg)))
+		return give_up(s, reason, msg);
+	if (s->jointype == JOIN_INNER)
+	{
+		int64		n = s->sets.nrows;
+		int64	   *tail;
+
+		/* the rows of a key, in the build plan's order, from its first */
+		Assert(s->sets.rows_cxt != NULL);
+		s->next = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+		tail = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+		for (int64 i = 0; i < n; i++)
+		{
+			int64		o = s->sets.ord[i];
+
+			s->next[i] = -1;
+			if (o == i)
+				tail[i] = i;
+			else
+			{
+				Assert(o >= 0 && o < i);
+				s->next[tail[o]] = i;
+				tail[o] = i;
+			}
+		}
+		pfree(tail);
+	}
+	return true;
+}
+
+/*
+ * The next batch of probe rows with their answers; false at the end of the
+ * input.  A GPU failure here is an error once rows went up.
+ */
+static bool
+next_batch(GpuJoinSlotState *s)
+{
+	PlanState  *probe = child(s, 2);
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	PgGpuKeyBuf keys;
+	int64	   *keyidx;
+	int64		cap = 1024;
+	uint64		bytes = 0;
+	pg_gpu_error err;
+	instr_time	t0,
+				t1;
+
+	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
+	ExecClearTuple(s->probe_slot);
+	ExecClearTuple(s->build_slot);
+	MemoryContextReset(s->batch_cxt);
+	s->nrows = 0;
+	s->pos = 0;
+	s->chain = -1;
+	if (s->input_done)
+		return false;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	s->rows = (MinimalTuple *) MemoryContextAlloc(s->batch_cxt, sizeof(MinimalTuple) * cap);
+	keyidx = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * cap);
+	PgGpuKeyBufInit(&keys, s->valtype, (double) Min(pg_gpu_join_batch_rows, 1 << 20), 32,
+					UINT64_MAX / 4, s->batch_cxt);
+	while (s->nrows < pg_gpu_join_batch_rows && bytes < kBatchBytes)
+	{
+		TupleTableSlot *slot;
+		Datum		d;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(probe);
+		if (TupIsNull(slot))
+		{
+			s->input_done = true;
+			break;
+		}
+		if (s->nrows == cap)
+		{
+			cap *= 2;
+			s->rows = (MinimalTuple *) repalloc(s->rows, sizeof(MinimalTuple) * cap);
+			keyidx = (int64 *) repalloc(keyidx, sizeof(int64) * cap);
+		}
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		d = ExecEvalExprSwitchContext(s->probe_key, econtext, &isnull);
+		/* an anti-join's row of a NULL key stays; it matches nothing */
+		keyidx[s->nrows] = isnull ? kNullKey : keys.n;
+		if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for a batch of join keys")));
+		MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+
+		s->rows[s->nrows] = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(old);
+		bytes += s->rows[s->nrows]->t_len;
+		s->nrows++;
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_ACCUM_DIFF(s->t_input, t1, t0);
+	if (s->nrows == 0)
+		return false;
+
+	/* the keys' ordinals in the set, then each row's */
+	s->ord = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * Max(keys.n, 1));
+	if (keys.n > 0 &&
+		pg_gpu_keyset_probe(s->sets.ks[0], (uint64) keys.n, keys.vals, keys.data, keys.off,
+							s->ord, &err) != PG_GPU_OK)
+	{
+		if (s->emitted)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("%s lost the GPU after handing back rows: %s",
+							PgGpuNodeName(s->node), err.message)));
+		return give_up(s, PgGpuFallbackFor(err.status), err.message);
+	}
+	for (int64 i = s->nrows - 1; i >= 0; i--)
+		keyidx[i] = keyidx[i] == kNullKey ? kNullKey : s->ord[keyidx[i]];
+	s->ord = keyidx;
+	INSTR_TIME_SET_CURRENT(t0);
+	INSTR_TIME_ACCUM_DIFF(s->t_probe, t0, t1);
+	s->rows_probed += s->nrows;
+	s->keys_probed += keys.n;
+	s->bytes_h2d += keys.text ? keys.dlen + (keys.n + 1) * sizeof(uint64)
+		: keys.n * sizeof(int64);
+	s->batches++;
+	return true;
+}
+
+/* The scan tuple of row pos - 1 (and build row j, an inner join's), projected. */
+static TupleTableSlot *
+emit(GpuJoinSlotState *s, int64 j)
+{
+	TupleTableSlot *scanslot = s->css.ss.ss_ScanTupleSlot;
+	ProjectionInfo *proj = s->css.ss.ps.ps_ProjInfo;
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+
+	ExecClearTuple(scanslot);
+	slot_getallattrs(s->probe_slot);
+	memcpy(scanslot->tts_values, s->probe_slot->tts_values, sizeof(Datum) * s->nprobe);
+	memcpy(scanslot->tts_isnull, s->probe_slot->tts_isnull, sizeof(bool) * s->nprobe);
+	if (s->nbuild > 0)
+	{
+		ExecStoreMinimalTuple(s->sets.rows[j], s->build_slot, false);
+		slot_getallattrs(s->build_slot);
+		memcpy(scanslot->tts_values + s->nprobe, s->build_slot->tts_values + 1,
+			   sizeof(Datum) * s->nbuild);
+		memcpy(scanslot->tts_isnull + s->nprobe, s->build_slot->tts_isnull + 1,
+			   sizeof(bool) * s->nbuild);
+	}
+	ExecStoreVirtualTuple(scanslot);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = scanslot;
+	if (s->css.ss.ps.qual && !ExecQual(s->css.ss.ps.qual, econtext))
+		return NULL;
+	s->emitted = true;
+	return proj ? ExecProject(proj) : scanslot;
+}
+
+/* The next output row, or NULL at the end. */
+static TupleTableSlot *
+next_row(GpuJoinSlotState *s)
+{
+	for (;;)
+	{
+		TupleTableSlot *out;
+
+		if (s->chain >= 0)
+		{
+			int64		j = s->chain;
+
+			s->chain = s->next[j];
+			if ((out = emit(s, j)) != NULL)
+				return out;
+			continue;
+		}
+		if (s->pos >= s->nrows)
+		{
+			if (!next_batch(s))
+				return NULL;
+			continue;
+		}
+
+		int64		o = s->ord[s->pos];
+		bool		keep;
+
+		ExecStoreMinimalTuple(s->rows[s->pos++], s->probe_slot, false);
+		switch (s->jointype)
+		{
+			case JOIN_INNER:
+				s->chain = o >= 0 ? o : -1;
+				continue;
+			case JOIN_ANTI:
+				keep = o < 0;
+				break;
+			default:
+				keep = o >= 0;
+				break;
+		}
+		if (keep && (out = emit(s, -1)) != NULL)
+			return out;
+	}
+}
+
+static TupleTableSlot *
+ExecGpuJoinSlotImpl(GpuJoinSlotState *s)
+{
+	TupleTableSlot *out;
+
+	if (s->fallback)
+		return ExecProcNode(child(s, 0));	/* the query's rows */
+	if (s->finished)
+		return NULL;
+	if (!s->started)
+	{
+		s->started = true;
+		if (start(s))
+		{
+			s->gpu_ran = true;
+			if (s->task.emulate)
+				PgGpuStatsEmulatedRun(s->node);
+		}
+	}
+	if (s->gpu_ran && (out = next_row(s)) != NULL)
+		return out;
+	if (s->gpu_ran && s->fb_msg[0] == '\0')
+	{
+		/* the end: count the run, with the bytes it sent */
+		if (!s->task.emulate)
+			PgGpuStatsGpuRun(s->node, s->bytes_h2d, 0.0);
+		release_all(s);
+		s->finished = true;
+		return NULL;
+	}
+	/* the GPU could not, before any row went up */
+	s->gpu_ran = false;
+	s->fallback = true;
+	PgGpuNoteFallback(s->node, s->fb_reason, s->fb_msg);
+	return ExecProcNode(child(s, 0));
+}
+
+static TupleTableSlot *
+ExecGpuJoinSlot(CustomScanState *node)
+{
+	TupleTableSlot *slot = NULL;
+
+	PG_GPU_GUARD(slot = ExecGpuJoinSlotImpl((GpuJoinSlotState *) node));
+	return slot;
+}
+
+static void
+EndGpuJoinSlot(CustomScanState *node)
+{
+	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
+	ListCell   *lc;
+
+	release_all(s);
+	foreach(lc, s->css.custom_ps)
+		ExecEndNode((PlanState *) lfirst(lc));
+}
+
+static void
+ReScanGpuJoinSlot(CustomScanState *node)
+{
+	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
+	ListCell   *lc;
+
+	release_all(s);
+	s->started = false;
+	s->finished = false;
+	s->gpu_ran = false;
+	s->fallback = false;
+	s->emitted = false;
+	s->input_done = false;
+	s->fb_msg[0] = '\0';
+	/* ExecReScan passes changed parameters to lefttree/righttree only */
+	foreach(lc, s->css.custom_ps)
+	{
+		PlanState  *ps = (PlanState *) lfirst(lc);
+
+		if (s->css.ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(ps, s->css.ss.ps.chgParam);
+		if (ps->chgParam == NULL)
+			ExecReScan(ps);
+	}
+}
+
+static void
+ExplainGpuJoinSlotImpl(GpuJoinSlotState *s, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	char	   *key = deparse_expression((Node *) linitial(cscan->custom_exprs), context,
+										 true, false);
+	List	   *sources = NIL;
+	ListCell   *lc;
+
+	/* the set's description, with the key as the plan computes it */
+	foreach(lc, s->set_sources)
+	{
+		List	   *src = list_copy((List *) lfirst(lc));
+
+		if (intVal(linitial(src)) == PG_GPU_SET_CHILD)
+			list_nth_cell(src, 5)->ptr_value =
+				makeString(psprintf("%s on %s", strVal(list_nth(src, 5)), key));
+		sources = lappend(sources, src);
+	}
+	ExplainPropertyText("Probe", "child plan, keys computed on the CPU", es);
+	PgGpuExplainSets(sources, &s->sets, es->analyze, es);
+	if (!es->analyze)
+		return;
+	if (s->fallback)
+	{
+		ExplainPropertyText("Fallback", PgGpuFallbackName(s->fb_reason), es);
+		ExplainPropertyText("Fallback Detail", s->fb_msg, es);
+	}
+	else if (s->gpu_ran)
+	{
+		ExplainPropertyText("Probed", s->task.emulate ? "on the CPU (emulated)" : "on the GPU", es);
+		ExplainPropertyInteger("Rows Probed", NULL, s->rows_probed, es);
+		ExplainPropertyInteger("Batches", NULL, s->batches, es);
+		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->bytes_h2d, es);
+		ExplainPropertyFloat("Input Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_input), 3, es);
+		ExplainPropertyFloat("Probe Time", "ms", INSTR_TIME_GET_MILLISEC(s->t_probe), 3, es);
+	}
+}
+
+static void
+ExplainGpuJoinSlot(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	PG_GPU_GUARD(ExplainGpuJoinSlotImpl((GpuJoinSlotState *) node, ancestors, es));
+}
