@@ -153,7 +153,8 @@ def build(rows, procs=8):
 
 def table_bytes(t):
     # a partitioned table's own size is 0: its partitions'
-    return int(psql(f"SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree('{t}')").strip())
+    return int(psql(f"SELECT coalesce((SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree('{t}')), "
+                    f"pg_relation_size('{t}'))").strip())
 
 
 def main():
