@@ -1000,6 +1000,24 @@ join_output(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
 	return true;
 }
 
+/*
+ * The build plan of a join whose build rows are kept (GpuHashJoin): its key,
+ * then the build side's columns build_vars that the output reads.
+ */
+static void
+keep_build_rows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars)
+{
+	PathTarget *target = create_empty_pathtarget();
+	ListCell   *lc;
+
+	add_column_to_pathtarget(target, sj->build_key, 0);
+	foreach(lc, build_vars)
+		add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
+	sj->build_path = (Path *) create_projection_path(root, sj->build,
+													 sj->build->cheapest_total_path,
+													 set_pathtarget_cost_width(root, target));
+}
+
 /* Whether exprs read the probe table alone: then its tuples are the join's rows. */
 static bool
 probe_output(List *exprs, PgGpuSetJoin *sj)
@@ -1275,14 +1293,8 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 		 */
 		Integer    *unique;
 		int			set;
-		PathTarget *target = create_empty_pathtarget();
 
-		add_column_to_pathtarget(target, sj.build_key, 0);
-		foreach(lc, build_vars)
-			add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
-		sj.build_path = (Path *) create_projection_path(root, sj.build,
-														sj.build->cheapest_total_path,
-														set_pathtarget_cost_width(root, target));
+		keep_build_rows(root, &sj, build_vars);
 		if ((join_quals = join_set_test(root, &comp, &sj, rte->relid, &unique, &set, true)) == NIL ||
 			!PgGpuCompileSetValue(&comp, sj.probe_key, sj.keytype, set, true, &task->keys[0]))
 			return false;
@@ -1420,16 +1432,7 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	 * its key, whose count only they tell.
 	 */
 	if (sj.jointype == JOIN_INNER)
-	{
-		PathTarget *target = create_empty_pathtarget();
-
-		add_column_to_pathtarget(target, sj.build_key, 0);
-		foreach(lc, build_vars)
-			add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
-		sj.build_path = (Path *) create_projection_path(root, sj.build,
-														sj.build->cheapest_total_path,
-														set_pathtarget_cost_width(root, target));
-	}
+		keep_build_rows(root, &sj, build_vars);
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuCompilerInit(&comp, task, 0);
 	comp.root = root;
@@ -1532,9 +1535,9 @@ PlanGpuJoinSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * hands back the rows that pass (an inner join's once per equal key) in the
  * order the GPU kept them.  Failing that (the probe side a join, a subquery, a
  * partitioned table, or a table whose scan the GPU cannot read), the same nodes
- * over the plan of one of the two inputs (gpujoin_slot_path).  Its fallback is the cheapest of PostgreSQL's paths
- * for the join that the hook sees: it runs once per pair of inputs, after the
- * paths for that pair.  Under pg_gpu.force the GPU path costs nothing, so
+ * over the plan of one of the two inputs (gpujoin_slot_path).  The fallback is
+ * the cheapest of PostgreSQL's paths for the join that the hook sees: it runs
+ * once per pair of inputs, after the paths for that pair.  Under pg_gpu.force the GPU path costs nothing, so
  * add_path drops any later path that is neither sorted nor parallel-safe before
  * the hook sees it; the fallback may then be a dearer plan than PostgreSQL's
  * best, which affects speed after a fallback, never the rows.
