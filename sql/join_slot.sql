@@ -99,6 +99,14 @@ PREPARE jp_q(int) AS SELECT count(*), sum(id) FROM jp_w WHERE w IN (SELECT k FRO
 EXECUTE jp_q(100);
 EXECUTE jp_q(1000);
 DEALLOCATE jp_q;
+-- no GPU join inside a recursive query (a worktable has one read position, which a
+-- fallback would share) or beside volatile functions (a fallback runs them again)
+SET pg_gpu.slot_sort_memory = '64kB';
+WITH RECURSIVE r(n, d) AS (SELECT g, 0 FROM generate_series(1, 300) g
+  UNION ALL SELECT jp_t.id + 1, r.d + 1 FROM jp_t JOIN r ON jp_t.id = r.n WHERE r.d < 3)
+SELECT d, count(*) FROM r GROUP BY d ORDER BY d;
+RESET pg_gpu.slot_sort_memory;
+EXPLAIN (COSTS OFF) SELECT id, random() < 2 FROM jp_w WHERE w IN (SELECT k FROM jp_k);
 RESET pg_gpu.force;
 -- without pg_gpu.force a table this small keeps PostgreSQL's join
 EXPLAIN (COSTS OFF) SELECT id FROM jp_w WHERE w IN (SELECT k FROM jp_k);

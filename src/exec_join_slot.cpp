@@ -82,6 +82,7 @@ typedef struct GpuJoinSlotState
 	int64		pos;			/* the next row to look at */
 	int64		chain;			/* inner: the next build row to pair with row pos - 1 */
 	bool		input_done;		/* the probe plan gave its last row */
+	bool		empty_set;		/* the build side has no key */
 
 	/* execution */
 	bool		started;
@@ -238,6 +239,13 @@ start(GpuJoinSlotState *s)
 	if (!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, s->node,
 						&s->task, &s->sets, &reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
+	/*
+	 * No key: a semi- or inner join has no row, and an anti-join every probe
+	 * row, without a probe key computed (as PostgreSQL's hash join does).
+	 */
+	s->empty_set = s->sets.keys[0] == 0;
+	if (s->empty_set && s->jointype != JOIN_ANTI)
+		s->input_done = true;
 	if (s->jointype == JOIN_INNER)
 	{
 		int64		n = s->sets.nrows;
@@ -296,9 +304,11 @@ next_batch(GpuJoinSlotState *s)
 	INSTR_TIME_SET_CURRENT(t0);
 	s->rows = (MinimalTuple *) MemoryContextAlloc(s->batch_cxt, sizeof(MinimalTuple) * cap);
 	keyidx = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * cap);
-	PgGpuKeyBufInit(&keys, s->valtype, (double) Min(pg_gpu_join_batch_rows, 1 << 20), 32,
-					UINT64_MAX / 4, s->batch_cxt);
-	while (s->nrows < pg_gpu_join_batch_rows && bytes < kBatchBytes)
+	PgGpuKeyBufInit(&keys, s->valtype,
+					Max(1.0, Min((double) pg_gpu_join_batch_rows, probe->plan->plan_rows)), 32,
+					4 * kBatchBytes, s->batch_cxt);
+	/* rows and their detoasted keys */
+	while (s->nrows < pg_gpu_join_batch_rows && bytes + keys.dlen < kBatchBytes)
 	{
 		TupleTableSlot *slot;
 		Datum		d;
@@ -317,15 +327,29 @@ next_batch(GpuJoinSlotState *s)
 			s->rows = (MinimalTuple *) repalloc(s->rows, sizeof(MinimalTuple) * cap);
 			keyidx = (int64 *) repalloc(keyidx, sizeof(int64) * cap);
 		}
-		ResetExprContext(econtext);
-		econtext->ecxt_scantuple = slot;
-		d = ExecEvalExprSwitchContext(s->probe_key, econtext, &isnull);
-		/* an anti-join's row of a NULL key stays; it matches nothing */
-		keyidx[s->nrows] = isnull ? kNullKey : keys.n;
-		if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory for a batch of join keys")));
+		if (s->empty_set)
+		{
+			/* nothing can match: PostgreSQL computes no probe key then either */
+			keyidx[s->nrows] = kNoMatch;
+		}
+		else
+		{
+			ResetExprContext(econtext);
+			econtext->ecxt_scantuple = slot;
+			d = ExecEvalExprSwitchContext(s->probe_key, econtext, &isnull);
+			/* an anti-join's row of a NULL key stays; it matches nothing */
+			keyidx[s->nrows] = isnull ? kNullKey : keys.n;
+			if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
+			{
+				if (s->emitted)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("a join key of %s is too large for its batch",
+									PgGpuNodeName(s->node))));
+				return give_up(s, PG_GPU_FB_SLOT_MEMORY,
+							   "a probe key does not fit in a batch of keys");
+			}
+		}
 		MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 
 		s->rows[s->nrows] = ExecCopySlotMinimalTuple(slot);
@@ -352,7 +376,8 @@ next_batch(GpuJoinSlotState *s)
 		return give_up(s, PgGpuFallbackFor(err.status), err.message);
 	}
 	for (int64 i = s->nrows - 1; i >= 0; i--)
-		keyidx[i] = keyidx[i] == kNullKey ? kNullKey : s->ord[keyidx[i]];
+		if (keyidx[i] >= 0)
+			keyidx[i] = s->ord[keyidx[i]];
 	s->ord = keyidx;
 	INSTR_TIME_SET_CURRENT(t0);
 	INSTR_TIME_ACCUM_DIFF(s->t_probe, t0, t1);
@@ -509,6 +534,7 @@ ReScanGpuJoinSlot(CustomScanState *node)
 	s->fallback = false;
 	s->emitted = false;
 	s->input_done = false;
+	s->empty_set = false;
 	s->fb_msg[0] = '\0';
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
 	foreach(lc, s->css.custom_ps)

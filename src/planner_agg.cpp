@@ -1452,20 +1452,25 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 
 	/*
 	 * The build side's keys (and an inner join's rows, copied), the GPU's
-	 * start-up; then each probe row copied into a batch and its key computed
-	 * and converted (a cpu_tuple_cost and a cpu_operator_cost, more than a
-	 * hash join's probe), the keys' bytes copied to the GPU as pages are, and
-	 * each output row (an inner join's put together from two).  Under
-	 * pg_gpu.force, free (see GpuJoinPathsImpl).
+	 * start-up and the first batch; then each probe row copied into a batch
+	 * and its key computed and converted (two cpu_tuple_costs and a
+	 * cpu_operator_cost: bench Q5p measured 168 ns a row, the probe plan's
+	 * scan included), the keys' bytes copied to the GPU as pages are, and each
+	 * output row (an inner join's put together from two, as GpuHashJoin over
+	 * pages charges).  Under pg_gpu.force, free (see GpuJoinPathsImpl).
 	 */
+	double		probe_cost = (probe_path->total_cost - probe_path->startup_cost) +
+		probe_rows * (2 * cpu_tuple_cost + cpu_operator_cost) +
+		probe_rows * (key_width + 8) / BLCKSZ * pg_gpu_copy_page_cost;
+	double		first = probe_rows > 0 ? Min(1.0, pg_gpu_join_batch_rows / probe_rows) : 1.0;
+
 	cpath->path.startup_cost = probe_path->startup_cost + sj.build_cost + pg_gpu_startup_cost +
 		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
-		(sj.jointype == JOIN_INNER ? sj.build_path->rows * 2 * cpu_tuple_cost : 0.0);
-	cpath->path.total_cost = cpath->path.startup_cost +
-		(probe_path->total_cost - probe_path->startup_cost) +
-		probe_rows * (cpu_tuple_cost + cpu_operator_cost) +
-		probe_rows * (key_width + 8) / BLCKSZ * pg_gpu_copy_page_cost +
-		joinrel->rows * (sj.jointype == JOIN_INNER ? 2 * cpu_tuple_cost : cpu_tuple_cost);
+		(sj.jointype == JOIN_INNER ? sj.build_path->rows * 2 * cpu_tuple_cost : 0.0) +
+		first * probe_cost;
+	cpath->path.total_cost = cpath->path.startup_cost + (1.0 - first) * probe_cost +
+		joinrel->rows * (sj.jointype == JOIN_INNER ? 4 * cpu_tuple_cost + cpu_operator_cost
+						 : cpu_tuple_cost);
 	if (pg_gpu_force)
 		cpath->path.startup_cost = cpath->path.total_cost = 0.0;
 	/* no projection: the fallback hands up its child's rows as they are */

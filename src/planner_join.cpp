@@ -163,6 +163,22 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_pr
 	return true;
 }
 
+/*
+ * Whether a GPU join may run the build plan (and the probe plan) and then,
+ * should the GPU give up, PostgreSQL's join over copies of the same inputs: not
+ * inside a recursive query (a WorkTable Scan has one read position, shared by
+ * its copies) and not with volatile functions anywhere in the query (they would
+ * run twice).
+ */
+static bool
+inputs_rerunnable(PlannerInfo *root)
+{
+	for (PlannerInfo *r = root; r != NULL; r = r->parent_root)
+		if (r->wt_param_id >= 0 || r->hasRecursion)
+			return false;
+	return !contain_volatile_functions((Node *) root->parse);
+}
+
 bool
 PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
 {
@@ -170,7 +186,7 @@ PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
 	bool		found = false;
 	int			relid = -1;
 
-	if (joinrel->reloptkind != RELOPT_JOINREL)
+	if (joinrel->reloptkind != RELOPT_JOINREL || !inputs_rerunnable(root))
 		return false;
 	/* the probe is the left side of a semi- or anti-join, else the larger table */
 	while ((relid = bms_next_member(joinrel->relids, relid)) >= 0)
@@ -199,7 +215,7 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 	bool		fa,
 				fb;
 
-	if (joinrel->reloptkind != RELOPT_JOINREL)
+	if (joinrel->reloptkind != RELOPT_JOINREL || !inputs_rerunnable(root))
 		return false;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));

@@ -51,3 +51,6 @@ SELECT count(*), sum(x.id) FROM jp_t x JOIN (SELECT jp_w.id FROM jp_w JOIN jp_k 
 SELECT count(*), sum(x.id), sum(y.i4) FROM jp_t x
   JOIN (SELECT jp_w.id, kk.i4 FROM jp_w JOIN (SELECT * FROM jp_k OFFSET 0) kk ON w = kk.k OFFSET 0) y
   ON x.id = y.id;
+-- an empty build side: no probe key is computed (nor by PostgreSQL's hash join)
+SELECT count(*) FROM jp_w WHERE EXISTS (SELECT 1 FROM jp_k
+  WHERE jp_k.k = jp_w.w || (1 / (jp_w.id - 5000))::text AND jp_k.i4 < 0);
