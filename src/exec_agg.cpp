@@ -1321,34 +1321,19 @@ next_sorted(GpuAggState *s)
 }
 
 /*
- * GpuHashJoin reading the build side: the kept build rows in chains of equal
- * keys (sets.ord), the chains' first rows in order.
+ * GpuHashJoin reading the build side: the first kept build row of each key, in
+ * order (the rows of a key are chained from it, sets.next).
  */
 static void
 build_chains(GpuAggState *s)
 {
-	int64		n = s->sets.nrows;
-	int64	   *tail;
-
-	s->heads = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
-	s->next = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
-	tail = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
+	s->heads = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt,
+												sizeof(int64) * Max(s->sets.nrows, 1));
+	s->next = s->sets.next;
 	s->nheads = 0;
-	for (int64 i = 0; i < n; i++)
-	{
-		int64		o = s->sets.ord[i];
-
-		s->next[i] = -1;
-		if (o == i)
-			s->heads[s->nheads++] = tail[i] = i;
-		else
-		{
-			Assert(o >= 0 && o < i);
-			s->next[tail[o]] = i;
-			tail[o] = i;
-		}
-	}
-	pfree(tail);
+	for (int64 i = 0; i < s->sets.nrows; i++)
+		if (s->sets.ord[i] == i)
+			s->heads[s->nheads++] = i;
 	s->head_pos = 0;
 	s->chain = -1;
 }

@@ -246,31 +246,8 @@ start(GpuJoinSlotState *s)
 	s->empty_set = s->sets.keys[0] == 0;
 	if (s->empty_set && s->jointype != JOIN_ANTI)
 		s->input_done = true;
-	if (s->jointype == JOIN_INNER)
-	{
-		int64		n = s->sets.nrows;
-		int64	   *tail;
-
-		/* the rows of a key, in the build plan's order, from its first */
-		Assert(s->sets.rows_cxt != NULL);
-		s->next = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
-		tail = (int64 *) MemoryContextAllocHuge(s->sets.rows_cxt, sizeof(int64) * Max(n, 1));
-		for (int64 i = 0; i < n; i++)
-		{
-			int64		o = s->sets.ord[i];
-
-			s->next[i] = -1;
-			if (o == i)
-				tail[i] = i;
-			else
-			{
-				Assert(o >= 0 && o < i);
-				s->next[tail[o]] = i;
-				tail[o] = i;
-			}
-		}
-		pfree(tail);
-	}
+	/* an inner join pairs a match with its key's kept rows, chained from the first */
+	s->next = s->sets.next;
 	return true;
 }
 

@@ -238,6 +238,27 @@ rows_ordinals(PgGpuSets *sets, int i, PgGpuFallback *reason, char *msg, size_t m
 		strlcpy(msg, err.message, msglen);
 		return false;
 	}
+
+	/* the rows of each key chained from its first, in the plan's order */
+	int64		n = sets->nrows;
+	int64	   *tail = (int64 *) MemoryContextAllocHuge(sets->rows_cxt, sizeof(int64) * Max(n, 1));
+
+	sets->next = (int64 *) MemoryContextAllocHuge(sets->rows_cxt, sizeof(int64) * Max(n, 1));
+	for (int64 r = 0; r < n; r++)
+	{
+		int64		o = sets->ord[r];
+
+		sets->next[r] = -1;
+		if (o == r)
+			tail[r] = r;
+		else
+		{
+			Assert(o >= 0 && o < r);
+			sets->next[tail[o]] = r;
+			tail[o] = r;
+		}
+	}
+	pfree(tail);
 	return true;
 }
 
@@ -542,6 +563,7 @@ PgGpuFreeSets(PgGpuSets *sets)
 	sets->rows_cxt = NULL;
 	sets->rows = NULL;
 	sets->ord = NULL;
+	sets->next = NULL;
 	sets->nrows = 0;
 }
 

@@ -80,6 +80,7 @@ typedef struct PgGpuSets
 	MemoryContext rows_cxt;
 	MinimalTuple *rows;
 	int64	   *ord;
+	int64	   *next;			/* the next row with an equal key, or -1 */
 	int64		nrows;
 } PgGpuSets;
 
