@@ -10,7 +10,7 @@ PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 SRC_CPP  = $(wildcard src/*.cpp)
 OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
 
-REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set join_slot dict
+REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set join_slot dict table_cache
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
 
 PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && pg_config --version | grep -q ' 15' && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)

@@ -104,6 +104,30 @@ page_src(const char *staging, const pg_gpu_page_ref &ref, int p)
 }
 
 /*
+ * A table cache being filled: page p of the chunk is the (first + p)-th page
+ * submitted; copy it to the arena and point its reference there, so that the
+ * chunk's kernel (launched next on the stream) reads the copy from device memory.
+ */
+__global__ void __launch_bounds__(kThreads)
+cache_fill_kernel(pg_gpu_page_ref *refs, int npages, const char *staging, char *arena,
+				  int64_t first)
+{
+	const int	tid = threadIdx.x;
+
+	for (int p = blockIdx.x; p < npages; p += gridDim.x)
+	{
+		const uint4 *src = page_src(staging, refs[p], p);
+		uint4	   *dst = (uint4 *) (arena + (size_t) (first + p) * PG_GPU_BLCKSZ);
+
+#pragma unroll
+		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
+			dst[tid + k * kThreads] = src[tid + k * kThreads];
+		if (tid == 0)
+			refs[p].addr = (uint64_t) (uintptr_t) dst;
+	}
+}
+
+/*
  * Line pointer i of a page loaded by load_page: 1 with its tuple when it is a
  * normal line pointer visible to the query (pvis: the page's bitmap, or null when
  * all are visible), 0 to pass over it, TUP_BAD when it points outside the page.
@@ -1548,6 +1572,15 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 
 	const char *staging = agg->task.gather ? s.d_pages : nullptr;
 
+	if (agg->task.cache_fill && agg->pages + npages <= agg->task.cache_pages)
+	{
+		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
+
+		cache_fill_kernel<<<blocks, kThreads, 0, s.stream>>>(
+			s.d_refs, npages, staging, (char *) (uintptr_t) agg->task.cache_fill, agg->pages);
+		staging = nullptr;
+	}
+
 	if (agg->sorting)
 	{
 		int			blocks = npages < agg->max_blocks ? npages : agg->max_blocks;
@@ -1594,7 +1627,8 @@ pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error 
 	PG_GPU_TRY(err, cudaEventRecord(s.done, s.stream));
 	PG_GPU_TRY(err, cudaEventRecord(agg->last_done, s.stream));
 	s.busy = true;
-	agg->bytes += refs_bytes + vis_bytes + (size_t) PG_GPU_BLCKSZ * npages;
+	agg->bytes += refs_bytes + vis_bytes +
+		(agg->task.pages_resident ? 0 : (size_t) PG_GPU_BLCKSZ * npages);
 	agg->chunks++;
 	agg->pages += npages;
 	return PG_GPU_OK;

@@ -566,6 +566,16 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		const uint8_t *page = h->task.gather
 			? (const uint8_t *) h->staging[slot].data() + (size_t) p * PG_GPU_BLCKSZ
 			: (const uint8_t *) (uintptr_t) ref.addr;
+
+		/* a table cache being filled: read the page from its copy, as the GPU does */
+		if (h->task.cache_fill && h->pages + npages <= h->task.cache_pages)
+		{
+			uint8_t    *dst = (uint8_t *) (uintptr_t) h->task.cache_fill +
+				(size_t) (h->pages + p) * PG_GPU_BLCKSZ;
+
+			memcpy(dst, page, PG_GPU_BLCKSZ);
+			page = dst;
+		}
 		const uint32_t *vis = ref.vis_idx >= 0
 			? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
 		int64_t		r = h->task.sort ? sort_page(h, page, ref.nlp, vis)
@@ -603,7 +613,8 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	}
 	h->pages += npages;
 	h->chunks++;
-	h->bytes += (uint64_t) npages * (PG_GPU_BLCKSZ + sizeof(pg_gpu_page_ref)) +
+	h->bytes += (uint64_t) npages * ((h->task.pages_resident ? 0 : PG_GPU_BLCKSZ) +
+									  sizeof(pg_gpu_page_ref)) +
 		(uint64_t) nvis * PG_GPU_VIS_WORDS * sizeof(uint32_t);
 	return PG_GPU_OK;
 }

@@ -8,6 +8,7 @@
  * cudaMalloc/cudaHostAlloc on the query path.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -285,6 +286,52 @@ pg_gpu_engine_set_memory_limit(uint64_t bytes)
 	/* cached blocks count against the cap too: drop them if it was lowered */
 	if (g_memory_limit && g_device_in_use > g_memory_limit)
 		trim_device_pool();
+}
+
+/*
+ * A table cache's arena: plain cudaMalloc, outside the pools (it lives across
+ * queries and has its own budget); the pools' spare blocks give way to it.
+ */
+extern "C" pg_gpu_status
+pg_gpu_cache_alloc(uint64_t bytes, int emulate, uint64_t *addr, pg_gpu_error *err)
+{
+	void	   *p = nullptr;
+	pg_gpu_status st;
+
+	*addr = 0;
+	if (emulate)
+	{
+		p = aligned_alloc(PG_GPU_BLCKSZ, (bytes + PG_GPU_BLCKSZ - 1) / PG_GPU_BLCKSZ * PG_GPU_BLCKSZ);
+		if (p == nullptr)
+			return set_error(err, PG_GPU_OUT_OF_MEMORY, "no host memory for a table cache");
+		*addr = (uint64_t) (uintptr_t) p;
+		return PG_GPU_OK;
+	}
+	if ((st = pg_gpu_engine_init(err)) != PG_GPU_OK)
+		return st;
+	cudaError_t rc = cudaMalloc(&p, bytes);
+
+	if (rc == cudaErrorMemoryAllocation)
+	{
+		(void) cudaGetLastError();
+		trim_device_pool();
+		rc = cudaMalloc(&p, bytes);
+	}
+	if (rc != cudaSuccess)
+		return from_cuda(err, rc, "cudaMalloc (table cache)");
+	*addr = (uint64_t) (uintptr_t) p;
+	return PG_GPU_OK;
+}
+
+extern "C" void
+pg_gpu_cache_free(uint64_t addr, int emulate)
+{
+	if (addr == 0)
+		return;
+	if (emulate)
+		free((void *) (uintptr_t) addr);
+	else
+		cudaFree((void *) (uintptr_t) addr);
 }
 
 extern "C" int

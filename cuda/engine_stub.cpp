@@ -5,6 +5,7 @@
  * PostgreSQL's own plans and pg_gpu_stats records why.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agg_host.h"
@@ -53,6 +54,33 @@ pg_gpu_engine_registration(uint64_t *, pg_gpu_error *err)
 {
 	not_compiled(err);
 	return -1;
+}
+
+/* Table caches: only the emulated engine's, in host memory. */
+extern "C" pg_gpu_status
+pg_gpu_cache_alloc(uint64_t bytes, int emulate, uint64_t *addr, pg_gpu_error *err)
+{
+	void	   *p;
+
+	*addr = 0;
+	if (!emulate)
+		return not_compiled(err);
+	p = aligned_alloc(PG_GPU_BLCKSZ, (bytes + PG_GPU_BLCKSZ - 1) / PG_GPU_BLCKSZ * PG_GPU_BLCKSZ);
+	if (p == nullptr)
+	{
+		err->status = PG_GPU_OUT_OF_MEMORY;
+		snprintf(err->message, sizeof(err->message), "no host memory for a table cache");
+		return PG_GPU_OUT_OF_MEMORY;
+	}
+	*addr = (uint64_t) (uintptr_t) p;
+	return PG_GPU_OK;
+}
+
+extern "C" void
+pg_gpu_cache_free(uint64_t addr, int emulate)
+{
+	if (addr != 0 && emulate)
+		free((void *) (uintptr_t) addr);
 }
 
 extern "C" pg_gpu_agg *

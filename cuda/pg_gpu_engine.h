@@ -283,6 +283,16 @@ typedef struct pg_gpu_agg_task
 	int32_t		collect;
 	int64_t		collect_hint;
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
+	/*
+	 * A table cache (pg_gpu_cache_alloc): cache_fill, when not 0, is its arena;
+	 * the engine copies the k-th page submitted (from 0) to cache_fill + k *
+	 * PG_GPU_BLCKSZ, for k below cache_pages, and reads it from there.
+	 * pages_resident: the submitted pages' addresses are in such an arena
+	 * already (nothing crosses PCIe but the page references).
+	 */
+	uint64_t	cache_fill;
+	int64_t		cache_pages;
+	int32_t		pages_resident;
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
 	int32_t		emulate;		/* run the engine on the host (tests; implies gather) */
@@ -534,6 +544,18 @@ void		pg_gpu_dict_get_info(const pg_gpu_dict *d, pg_gpu_dict_info *out);
 pg_gpu_status pg_gpu_dict_ref(pg_gpu_dict *d, int emulate, pg_gpu_set_ref *out,
 							  pg_gpu_error *err);
 void		pg_gpu_dict_free(pg_gpu_dict *d);
+
+/*
+ * ---- Table caches: a table's pages kept in GPU memory between queries -------
+ *
+ * An arena of bytes for page images (device memory; host memory when emulate),
+ * outside the per-query pools and pg_gpu.device_memory_limit: the caller (the
+ * table cache, src/table_cache.cpp) keeps its own budget.  *addr: its address
+ * as the kernels read it.
+ */
+pg_gpu_status pg_gpu_cache_alloc(uint64_t bytes, int emulate, uint64_t *addr,
+								 pg_gpu_error *err);
+void		pg_gpu_cache_free(uint64_t addr, int emulate);
 
 /* ---- explicit aggregates: one group's collected values ------------------ */
 

@@ -53,6 +53,7 @@ extern "C" {
 }
 
 #include "guard.h"
+#include "table_cache.h"
 
 /*
  * Where each block of a recently scanned table sat in shared buffers.  The next
@@ -155,6 +156,7 @@ typedef struct PgGpuPageScan
 	int			pins_cap;		/* room in each */
 	int			npins[PG_GPU_AGG_SLOTS];
 	int			chunks;
+	PgGpuTableCacheScan tc;		/* the pages from GPU memory, or copied there */
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
 	bool		pin_tried;		/* asked for pin workers */
@@ -360,6 +362,9 @@ scan_release(PgGpuPageScan *ps, bool release_pins)
 		ps->pin_ctx = NULL;
 		PgGpuPinWorkersAbort(ctx);
 	}
+	/* a fill that did not finish leaves no copies (the engine has ended) */
+	if (ps->rel)
+		PgGpuTableCacheDone(&ps->tc, ps->rel, false);
 	if (release_pins)
 		for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		{
@@ -648,15 +653,30 @@ PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk
  */
 OffsetNumber
 PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-				 uint32 *bits, bool *has_bits)
+				 uint32 *bits, bool *has_bits, bool *stable)
 {
 	Page		page = BufferGetPage(buf);
 	OffsetNumber nlp = PageIsNew(page) ? 0 : PageGetMaxOffsetNumber(page);
 
 	*has_bits = false;
+	*stable = true;
 	if (nlp > 0 && (!PageIsAllVisible(page) || snapshot->takenDuringRecovery))
 	{
 		PgGpuPageVisibility(rel, snapshot, buf, blk, nlp, bits);
+		*has_bits = true;
+		*stable = false;
+	}
+	else if (nlp > 0 && PageHasFreeLinePointers(page))
+	{
+		/*
+		 * All-visible, but an insert may reuse an unused line pointer below nlp
+		 * while the GPU reads the page in place without the lock: the tuples are
+		 * those that are there now.
+		 */
+		memset(bits, 0, sizeof(uint32) * PG_GPU_VIS_WORDS);
+		for (OffsetNumber off = FirstOffsetNumber; off <= nlp; off++)
+			if (ItemIdIsNormal(PageGetItemId(page, off)))
+				bits[(off - 1) >> 5] |= 1u << ((off - 1) & 31);
 		*has_bits = true;
 	}
 	return nlp;
@@ -791,6 +811,9 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 				buf.refs[i].addr = page_addr(ps, view.buf[i]);
 				buf.refs[i].nlp = view.nlp[i];
 				buf.refs[i].vis_idx = view.vis_idx[i];
+				PgGpuTableCacheNote(&ps->tc, BufferGetBlockNumber(view.buf[i]), view.nlp[i],
+									view.vis_idx[i] >= 0, view.stable[i],
+									view.vis + (size_t) Max(view.vis_idx[i], 0) * PG_GPU_VIS_WORDS);
 			}
 			memcpy(buf.vis, view.vis, sizeof(uint32) * PG_GPU_VIS_WORDS * view.nvis);
 			owner[e] = idx;
@@ -866,6 +889,8 @@ scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext c
 	/* never hold more than a quarter of shared_buffers pinned */
 	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 	ps->chunk_pages = task->chunk_pages;
+	/* the table's pages in GPU memory (a hit reads them in place: gather = 0) */
+	PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
 	return true;
 }
 
@@ -889,7 +914,8 @@ scan_bulkread(PgGpuPageScan *ps)
 static bool
 scan_start_workers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity)
 {
-	if (ps->pin_ctx == NULL && ps->registered && !scan_bulkread(ps) && pg_gpu_pin_workers > 0 &&
+	if (ps->pin_ctx == NULL && ps->registered && ps->tc.use != PG_GPU_TC_HIT &&
+		!scan_bulkread(ps) && pg_gpu_pin_workers > 0 &&
 		ps->nblocks >= (BlockNumber) pin_workers_min_pages && capacity >= PG_GPU_PIN_CHUNK_PAGES)
 	{
 		ps->pin_tried = true;
@@ -901,12 +927,87 @@ scan_start_workers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity)
 }
 
 /*
+ * A table cache hit: hand the engine the copies' addresses in GPU memory, in
+ * chunks as large as its slots take; nothing is pinned.
+ */
+static bool
+scan_cached(PgGpuPageScan *ps, instr_time *lapt)
+{
+	const BlockNumber *blk;
+	const uint16 *nlp;
+	const int32 *vis_of;
+	const uint32 *vis;
+	uint64		arena;
+	int64		n = PgGpuTableCachePages(&ps->tc, &blk, &nlp, &vis_of, &vis, &arena);
+	int64		k = 0;
+	int			slot = 0;
+	pg_gpu_error err;
+
+	while (k < n)
+	{
+		pg_gpu_agg_slot buf;
+		int			npages = 0;
+		int			nvis = 0;
+
+		wait_slot(ps, slot);
+		INSTR_TIME_SET_CURRENT(*lapt);
+		CHECK_FOR_INTERRUPTS();
+		if (pg_gpu_agg_slot_get(ps->agg, slot, &buf, &err) != PG_GPU_OK)
+			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		for (; k < n && npages < buf.capacity; k++, npages++)
+		{
+			pg_gpu_page_ref *ref = &buf.refs[npages];
+
+			ref->addr = arena + (uint64) k * BLCKSZ;
+			ref->nlp = nlp[k];
+			ref->vis_idx = -1;
+			if (vis_of[k] >= 0)
+			{
+				memcpy(buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS,
+					   vis + (size_t) vis_of[k] * PG_GPU_VIS_WORDS, sizeof(uint32) * PG_GPU_VIS_WORDS);
+				ref->vis_idx = nvis++;
+			}
+			if (ps->page_blk)
+				ps->page_blk[ps->npage_blk++] = blk[k];
+		}
+		if (pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		lap(&ps->t_pages, lapt);
+		if (!count_chunk(ps))
+			return false;
+		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
+	}
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		wait_slot(ps, i);
+	return true;
+}
+
+static bool scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages);
+
+/*
  * Stream every page of the relation to ps->agg (begun with the prepared task)
- * and wait for the GPU to finish with them.  False with ps->fb_* set when the
- * scan cannot go on; the caller then ends the engine before scan_release.
+ * and wait for the GPU to finish with them: from the table cache, or from shared
+ * buffers (and maybe filling the cache).  False with ps->fb_* set when the scan
+ * cannot go on; the caller then ends the engine before scan_release.
  */
 static bool
 scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
+{
+	bool		ok;
+
+	if (ps->tc.use == PG_GPU_TC_HIT)
+		ok = scan_cached(ps, lapt);
+	else
+		ok = scan_shared_buffers(ps, lapt, pin_workers_min_pages);
+	/* the engine has finished with every page: a fill's copies are complete */
+	if (ok)
+		PgGpuTableCacheDone(&ps->tc, ps->rel, true);
+	return ok;
+}
+
+/* Pin the relation's pages in shared buffers and hand them to the engine. */
+static bool
+scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 {
 	Relation	rel = ps->rel;
 	Snapshot	snapshot = ps->snapshot;
@@ -959,6 +1060,7 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 			Page		page;
 			OffsetNumber nlp;
 			bool		has_bits;
+			bool		stable;
 			pg_gpu_page_ref *ref;
 
 			CHECK_FOR_INTERRUPTS();
@@ -968,7 +1070,7 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 			LockBuffer(b, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(b);
 			nlp = PgGpuInspectPage(rel, snapshot, b, blk,
-								   buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
+								   buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits, &stable);
 			if (nlp == 0)
 			{
 				UnlockReleaseBuffer(b);
@@ -976,6 +1078,8 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 			}
 			ref = &buf.refs[npages];
 			ref->nlp = nlp;
+			PgGpuTableCacheNote(&ps->tc, blk, nlp, has_bits, stable,
+								buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS);
 			ref->vis_idx = has_bits ? nvis++ : -1;
 			if (ps->registered)
 			{
@@ -1553,6 +1657,11 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 							s->task.emulate ? "emulated on the CPU" :
 							s->scan.registered ? "shared buffers read in place" : "copied via pinned staging",
 							es);
+		if (s->scan.tc.use != PG_GPU_TC_NONE)
+			ExplainPropertyText("Table Cache",
+								s->scan.tc.use == PG_GPU_TC_HIT ? "read from GPU memory" :
+								s->scan.tc.filled ? "filled" : "fill abandoned (the table changed)",
+								es);
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);

@@ -32,6 +32,7 @@ double		pg_gpu_page_cost = 0.25;
 double		pg_gpu_copy_page_cost = 1.0;
 double		pg_gpu_tuple_cost = 0.0001;
 int			pg_gpu_device_memory_limit = 0;
+int			pg_gpu_table_cache_size = 1024 * 1024;
 int			pg_gpu_slot_sort_memory = 1024 * 1024;
 int			pg_gpu_chunk_pages = 4096;
 int			pg_gpu_join_batch_rows = 256 * 1024;
@@ -102,6 +103,14 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.device_memory_limit",
 							"Caps the GPU memory one query's engine may allocate (0: no cap).",
 							NULL, &pg_gpu_device_memory_limit, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.table_cache_size",
+							"GPU memory a backend may keep tables' pages in between queries "
+							"(0: none).",
+							"A table the backend scans on the GPU a second time is copied to GPU "
+							"memory as it is read; later scans read the copies while the "
+							"visibility map shows the table unchanged.",
+							&pg_gpu_table_cache_size, 1024 * 1024, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.slot_sort_memory",
 							"Host memory a GpuSort over a child plan (a join, say) keeps its rows "

@@ -65,6 +65,7 @@ typedef struct PinChunk
 	Buffer		buf[PG_GPU_PIN_CHUNK_PAGES];
 	uint16		nlp[PG_GPU_PIN_CHUNK_PAGES];
 	int32		vis_idx[PG_GPU_PIN_CHUNK_PAGES];
+	bool		stable[PG_GPU_PIN_CHUNK_PAGES];
 	uint32		vis[PG_GPU_PIN_CHUNK_PAGES * PG_GPU_VIS_WORDS];
 } PinChunk;
 
@@ -99,12 +100,13 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		Buffer		b;
 		OffsetNumber nlp;
 		bool		has_bits;
+		bool		stable;
 
 		CHECK_FOR_INTERRUPTS();
 		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, NULL);
 		LockBuffer(b, BUFFER_LOCK_SHARE);
 		nlp = PgGpuInspectPage(rel, snapshot, b, blk,
-							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits);
+							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits, &stable);
 		if (nlp == 0)
 		{
 			UnlockReleaseBuffer(b);
@@ -113,6 +115,7 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		c->buf[n] = b;
 		c->nlp[n] = nlp;
 		c->vis_idx[n] = has_bits ? nvis++ : -1;
+		c->stable[n] = stable;
 		LockBuffer(b, BUFFER_LOCK_UNLOCK);
 		n++;
 	}
@@ -287,6 +290,7 @@ PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view)
 			view->buf = c->buf;
 			view->nlp = c->nlp;
 			view->vis_idx = c->vis_idx;
+			view->stable = c->stable;
 			view->vis = c->vis;
 			ctx->delivered++;
 			return i;

@@ -22,6 +22,8 @@ typedef struct PgGpuPinChunkView
 	const Buffer *buf;
 	const uint16 *nlp;
 	const int32 *vis_idx;
+	const bool *stable;			/* each page's bitmap is the same for every
+								 * snapshot (PgGpuInspectPage) */
 	const uint32 *vis;
 } PgGpuPinChunkView;
 
@@ -40,9 +42,12 @@ void		PgGpuPinWorkersFinish(PgGpuPinCtx *ctx);
 /* Tell the workers to unpin and stop (the leader is giving up), then finish. */
 void		PgGpuPinWorkersAbort(PgGpuPinCtx *ctx);
 
-/* Line pointers and, unless all-visible, visibility bitmap of a locked page. */
+/*
+ * Line pointers and, unless all-visible, visibility bitmap of a locked page;
+ * *stable: the bitmap (if any) holds for every snapshot.
+ */
 OffsetNumber PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-							  uint32 *bits, bool *has_bits);
+							  uint32 *bits, bool *has_bits, bool *stable);
 
 /* Visibility bitmap of one locked page for a snapshot (exec_agg.cpp). */
 void		PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,

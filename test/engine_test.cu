@@ -473,6 +473,96 @@ test_gpu(const Table &tb, pg_gpu_agg_task t, int chunk_pages)
 	CHECK(res.pages == (int64_t) tb.pages.size(), "pages %lld", (long long) res.pages);
 }
 
+/*
+ * The table cache: a run that fills an arena with the pages it is given (here in
+ * chunks of chunk_pages, gathered), then a run that reads the arena in place
+ * (pages_resident), each against the reference.
+ */
+static void
+test_table_cache(const Table &tb, pg_gpu_agg_task t, bool emulate, int chunk_pages)
+{
+	pg_gpu_error err;
+	pg_gpu_status st;
+	pg_gpu_agg_result res;
+	pg_gpu_col_state want[PG_GPU_MAX_AGG_COLS];
+	int64_t		want_rows;
+	uint64_t	arena = 0;
+	size_t		npages = tb.pages.size();
+
+	reference(tb, t, want, &want_rows);
+	t.emulate = emulate ? 1 : 0;
+	CHECK(pg_gpu_cache_alloc(npages * PG_GPU_BLCKSZ, t.emulate, &arena, &err) == PG_GPU_OK,
+		  "cache alloc: %s", err.message);
+	if (!arena)
+		return;
+	t.cache_fill = arena;
+	t.cache_pages = (int64_t) npages;
+	pg_gpu_agg *agg = run_engine(tb, t, chunk_pages, &res, &st);
+
+	if (agg)
+	{
+		CHECK(st == PG_GPU_OK, "cache fill: finish status %d", (int) st);
+		pg_gpu_agg_end(agg);
+		compare_states(emulate ? "cache fill (emulated)" : "cache fill", t, res.cols, want,
+					   res.nrows, want_rows);
+	}
+
+	/* the copies, read where they are */
+	t.cache_fill = 0;
+	t.cache_pages = 0;
+	t.pages_resident = 1;
+	t.gather = 0;
+	t.chunk_pages = chunk_pages;
+	agg = pg_gpu_agg_begin(&t, &err);
+	CHECK(agg != nullptr, "cache read: begin: %s", err.message);
+	if (agg)
+	{
+		size_t		p = 0;
+		int			slot = 0;
+
+		st = PG_GPU_OK;
+		while (p < npages && st == PG_GPU_OK)
+		{
+			pg_gpu_agg_slot s;
+			int			n = 0,
+						nvis = 0;
+
+			while (!pg_gpu_agg_slot_idle(agg, slot))
+				;
+			CHECK(pg_gpu_agg_slot_get(agg, slot, &s, &err) == PG_GPU_OK, "slot_get %s", err.message);
+			for (; p < npages && n < s.capacity; p++, n++)
+			{
+				s.refs[n].addr = arena + (uint64_t) p * PG_GPU_BLCKSZ;
+				s.refs[n].nlp = (uint16_t) tb.nlp[p];
+				s.refs[n].vis_idx = -1;
+				if (!tb.vis[p].empty())
+				{
+					memcpy(s.vis + (size_t) nvis * PG_GPU_VIS_WORDS, tb.vis[p].data(),
+						   4 * PG_GPU_VIS_WORDS);
+					s.refs[n].vis_idx = nvis++;
+				}
+			}
+			st = pg_gpu_agg_submit(agg, slot, n, nvis, &err);
+			slot = (slot + 1) % PG_GPU_AGG_SLOTS;
+		}
+		while (!pg_gpu_agg_all_idle(agg))
+			;
+		if (st == PG_GPU_OK)
+			st = pg_gpu_agg_finish(agg, &res, &err);
+		CHECK(st == PG_GPU_OK, "cache read: status %d (%s)", (int) st, err.message);
+		if (st == PG_GPU_OK)
+		{
+			compare_states(emulate ? "cache read (emulated)" : "cache read", t, res.cols, want,
+						   res.nrows, want_rows);
+			/* only the page references crossed to the GPU */
+			CHECK(res.bytes_h2d < (uint64_t) npages * PG_GPU_BLCKSZ || npages == 0,
+				  "cache read moved %llu bytes", (unsigned long long) res.bytes_h2d);
+		}
+		pg_gpu_agg_end(agg);
+	}
+	pg_gpu_cache_free(arena, t.emulate);
+}
+
 /* ---- GROUP BY and filters ----------------------------------------------- */
 
 static void
@@ -1165,6 +1255,9 @@ main()
 				test_grouped(tb, 1, 0, 100000, emulate, 5);
 				test_grouped(tb, 2, 10, 10, emulate, 4096);
 			}
+			for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+				for (int chunk : {4096, 7})
+					test_table_cache(tb, t, emulate != 0, chunk);
 			if (gpu)
 			{
 				test_gpu(tb, t, 4096);

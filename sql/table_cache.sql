@@ -1,0 +1,158 @@
+--
+-- The table cache: a table scanned on the GPU a second time is copied to GPU
+-- memory, and later scans read the copies only while the visibility map shows
+-- the table unchanged (every block all-visible, no VM page's LSN moved)
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE tc_t (id int4, w text, f8 float8, g int4);
+INSERT INTO tc_t SELECT i, md5((i % 3000)::text), i * 0.25, i % 10
+  FROM generate_series(1, 40000) i;
+CREATE TABLE tc_k (k text, n int4);
+INSERT INTO tc_k SELECT md5((i * 7)::text), i FROM generate_series(1, 300) i;
+VACUUM ANALYZE tc_t, tc_k;
+
+-- the table cache's use by a scan: 'none', 'filled', 'read'; on a machine without a
+-- GPU the node falls back, and that is all it may do
+CREATE FUNCTION tc_is(q text, want text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+  got text;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO p;
+  n := jsonb_path_query_first(p, 'strict $.** ? (@."Custom Plan Provider" like_regex "^Gpu")');
+  IF n IS NULL THEN
+    RETURN 'no GPU node';
+  END IF;
+  IF n->>'Fallback' IN ('no gpu', 'not compiled') THEN
+    RETURN 'ok';
+  END IF;
+  got := CASE n->>'Table Cache' WHEN 'read from GPU memory' THEN 'read' WHEN 'filled' THEN 'filled'
+         ELSE coalesce(n->>'Table Cache', 'none') END;
+  IF got = want THEN
+    RETURN 'ok';
+  END IF;
+  RETURN got || coalesce(' (' || (n->>'Fallback') || ')', '');
+END $$;
+
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+-- first scan: nothing; second: copied as it is read; then read from the copies
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+SELECT tc_is('SELECT id FROM tc_t ORDER BY f8 DESC LIMIT 3', 'read');
+\i sql/include/table_cache_q.sql
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+\i sql/include/table_cache_q.sql
+
+-- a change not yet committed (the query sees its own): the copies are not read,
+-- nor after the rollback (the change cleared the VM bits)
+BEGIN;
+DELETE FROM tc_t WHERE id % 7 = 0;
+UPDATE tc_t SET f8 = -f8, w = 'changed' WHERE id % 11 = 0;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/table_cache_q.sql
+ROLLBACK;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/table_cache_q.sql
+
+-- VACUUM sets the bits again (a new VM page LSN): copied afresh, then read
+VACUUM tc_t;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+
+-- committed changes, then VACUUM: every bit set again, but the old copies are stale
+DELETE FROM tc_t WHERE id % 5 = 0;
+UPDATE tc_t SET f8 = f8 + 1 WHERE id % 13 = 0;
+VACUUM tc_t;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/table_cache_q.sql
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+
+-- inserts reusing the line pointers VACUUM freed, and new blocks
+INSERT INTO tc_t SELECT i, md5((i * 7)::text), i, i % 10 FROM generate_series(50001, 53000) i;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+VACUUM tc_t;
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/table_cache_q.sql
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+
+-- a new relfilenode (TRUNCATE, VACUUM FULL) with the same rows count and blocks
+BEGIN;
+CREATE TEMP TABLE tc_save AS SELECT * FROM tc_t;
+TRUNCATE tc_t;
+INSERT INTO tc_t SELECT id, w, f8 + 100, g FROM tc_save;
+COMMIT;
+VACUUM tc_t;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+VACUUM FULL tc_t;
+VACUUM tc_t;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SET pg_gpu.enabled = off;
+\i sql/include/table_cache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/table_cache_q.sql
+
+-- changes inside a savepoint, rolled back: the bits stay cleared
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+BEGIN;
+SAVEPOINT a;
+UPDATE tc_t SET w = 'x' WHERE id = 17;
+ROLLBACK TO a;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+SELECT count(*), sum(id), min(w) FROM tc_t;
+COMMIT;
+
+-- an error while a key set is built, with tc_t's fill under way (in a subtransaction,
+-- then at the top): the next scans fill and read
+VACUUM tc_t, tc_k;
+DO $$
+BEGIN
+  PERFORM count(*) FROM tc_t WHERE w IN (SELECT k FROM tc_k WHERE 1 / (n - 150) > 0 OR n < 150);
+EXCEPTION WHEN division_by_zero THEN
+  RAISE NOTICE 'division by zero caught';
+END $$;
+SELECT count(*) FROM tc_t WHERE w IN (SELECT k FROM tc_k WHERE 1 / (n - 150) > 0 OR n < 150);
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+
+-- a GPU failure in a fill leaves no copies; the scan after it fills them
+UPDATE tc_t SET f8 = f8 WHERE id = 99;
+VACUUM tc_t;
+SET pg_gpu.debug_fail_after_chunks = 0;
+SELECT count(*), sum(id) FROM tc_t;
+RESET pg_gpu.debug_fail_after_chunks;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+
+-- no copies beyond pg_gpu.table_cache_size, nor with it 0; tables that are not
+-- WAL-logged are never copied
+SET pg_gpu.table_cache_size = '64kB';
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+SET pg_gpu.table_cache_size = 0;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
+RESET pg_gpu.table_cache_size;
+CREATE UNLOGGED TABLE tc_u AS SELECT * FROM tc_t;
+VACUUM tc_u;
+SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
+SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
+SELECT count(*), sum(id) FROM tc_u;
+RESET pg_gpu.force;
+
+DROP FUNCTION tc_is(text, text);
+DROP TABLE tc_t, tc_k, tc_u;
