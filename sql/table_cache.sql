@@ -28,12 +28,14 @@ BEGIN
   IF n->>'Fallback' IN ('no gpu', 'not compiled') THEN
     RETURN 'ok';
   END IF;
-  got := CASE n->>'Table Cache' WHEN 'read from GPU memory' THEN 'read' WHEN 'filled' THEN 'filled'
-         ELSE coalesce(n->>'Table Cache', 'none') END;
+  got := CASE WHEN n->>'Table Cache' = 'read from GPU memory' THEN 'read'
+              WHEN n->>'Table Cache' = 'filled' THEN 'filled'
+              WHEN n->>'Table Cache' IS NULL OR n->>'Table Cache' LIKE 'not used:%' THEN 'none'
+              ELSE n->>'Table Cache' END;
   IF got = want THEN
     RETURN 'ok';
   END IF;
-  RETURN got || coalesce(' (' || (n->>'Fallback') || ')', '');
+  RETURN coalesce(n->>'Table Cache', 'none') || coalesce(' (' || (n->>'Fallback') || ')', '');
 END $$;
 
 SET pg_gpu.enabled = off;

@@ -1662,6 +1662,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 								s->scan.tc.use == PG_GPU_TC_HIT ? "read from GPU memory" :
 								s->scan.tc.filled ? "filled" : "fill abandoned (the table changed)",
 								es);
+		else if (s->scan.tc.why[0])
+			ExplainPropertyText("Table Cache", psprintf("not used: %s", s->scan.tc.why), es);
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, s->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) s->res.bytes_h2d, es);

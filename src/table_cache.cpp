@@ -322,9 +322,19 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 		if (tc[i].used && tc[i].state == TC_DEAD)
 			tc_free_arena(&tc[i]);
 	(void) tc_make_room(0, budget, NULL);	/* the budget may have shrunk */
-	if (budget == 0 || nblocks == 0 || !tc_eligible(rel) || (e = tc_lookup(rel)) == NULL ||
-		e->busy)
+	if (budget == 0 || nblocks == 0)
 		return;
+	if (!tc_eligible(rel))
+	{
+		strlcpy(cs->why, "not WAL-logged, a catalog, in recovery or old_snapshot_threshold",
+				sizeof(cs->why));
+		return;
+	}
+	if ((e = tc_lookup(rel)) == NULL || e->busy)
+	{
+		strlcpy(cs->why, "in use by another scan", sizeof(cs->why));
+		return;
+	}
 	e->last_use = ++tc_clock;
 	if (e->state == TC_VALID)
 	{
@@ -344,14 +354,28 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 	}
 
 	/* a table scanned once may be a one-off: copy it the second time */
-	if (++e->scans < 2 || bytes > budget || !tc_make_room(bytes, budget, e))
+	if (++e->scans < 2)
+	{
+		strlcpy(cs->why, "first scan", sizeof(cs->why));
 		return;
+	}
+	if (bytes > budget || !tc_make_room(bytes, budget, e))
+	{
+		strlcpy(cs->why, "over pg_gpu.table_cache_size", sizeof(cs->why));
+		return;
+	}
 	e->vm_lsn = (XLogRecPtr *) MemoryContextAlloc(TopMemoryContext,
 												  sizeof(XLogRecPtr) * ((nblocks + TC_VM_BLOCKS - 1) / TC_VM_BLOCKS));
 	/* not all-visible now: the fill could not finish */
-	if (!tc_vm_check(rel, nblocks, e->vm_lsn, true) ||
-		pg_gpu_cache_alloc(bytes, emulate ? 1 : 0, &arena, &err) != PG_GPU_OK)
+	if (!tc_vm_check(rel, nblocks, e->vm_lsn, true))
 	{
+		strlcpy(cs->why, "not every block all-visible", sizeof(cs->why));
+		tc_free_arena(e);
+		return;
+	}
+	if (pg_gpu_cache_alloc(bytes, emulate ? 1 : 0, &arena, &err) != PG_GPU_OK)
+	{
+		snprintf(cs->why, sizeof(cs->why), "no memory: %s", err.message);
 		tc_free_arena(e);
 		return;
 	}

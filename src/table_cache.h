@@ -31,6 +31,7 @@ typedef struct PgGpuTableCacheScan
 	bool		fill_ok;		/* fill: each of them all-visible (a bitmap, if
 								 * any, the same for every snapshot) */
 	bool		filled;			/* fill: the cache is valid after this scan */
+	char		why[96];		/* none: why not (EXPLAIN) */
 } PgGpuTableCacheScan;
 
 /*
