@@ -316,6 +316,12 @@ def main():
                              stat=lambda r: r, warmup=False, explain=False)
             pr(f"|  | | a fresh session's runs 1-4 (plain, fill, read, read): " +
                ", ".join(f"{m:.1f}" for m in ms) + " ms | | | | | |")
+            # the answer read from the cache against PostgreSQL's
+            want = psql(f"SET pg_gpu.enabled = off; {q};", db).strip()
+            got = psql("".join(f"SET {x};\n" for x in gpu_set + qs + gs) +
+                       f"{q};\n{q};\n{q};\n", db).strip().split("\n")[-1]
+            pr(f"|  | | answer from the cache: {got}; PostgreSQL's: {want}; "
+               f"{'same' if got == want else 'DIFFERENT'} | | | | | |")
     pr()
     if a.variants:
         pr("### Q1 by chunk size and page access (pg_gpu forced)")

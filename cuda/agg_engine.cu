@@ -122,6 +122,8 @@ cache_fill_kernel(pg_gpu_page_ref *refs, int npages, const char *staging, char *
 #pragma unroll
 		for (int k = 0; k < PG_GPU_BLCKSZ / 16 / kThreads; k++)
 			dst[tid + k * kThreads] = src[tid + k * kThreads];
+		/* every thread has read refs[p].addr before it is pointed at the copy */
+		__syncthreads();
 		if (tid == 0)
 			refs[p].addr = (uint64_t) (uintptr_t) dst;
 	}

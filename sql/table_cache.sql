@@ -178,8 +178,28 @@ VACUUM tc_u;
 SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
 SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
 SELECT count(*), sum(id) FROM tc_u;
+
+-- COPY FREEZE into a table truncated in this transaction adds rows to all-visible
+-- pages without touching the visibility map: no copies of it until the commit
+CREATE TABLE tc_f (v int4);
+BEGIN;
+TRUNCATE tc_f;
+COPY tc_f FROM PROGRAM 'seq 1 1000' WITH (FREEZE);
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'none');
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'none');
+COPY tc_f FROM PROGRAM 'seq 1001 1010' WITH (FREEZE);
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'none');
+SELECT count(*), sum(v) FROM tc_f;
+COMMIT;
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'none');
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'filled');
+SELECT tc_is('SELECT count(*), sum(v) FROM tc_f', 'read');
+SELECT count(*), sum(v) FROM tc_f;
+SET pg_gpu.enabled = off;
+SELECT count(*), sum(v) FROM tc_f;
+SET pg_gpu.enabled = on;
 RESET pg_gpu.force;
 
 DROP FUNCTION tc_is(text, text);
 DROP FUNCTION tc_quiet();
-DROP TABLE tc_t, tc_k, tc_u;
+DROP TABLE tc_t, tc_k, tc_u, tc_f;

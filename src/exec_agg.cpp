@@ -1660,8 +1660,8 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (s->scan.tc.use != PG_GPU_TC_NONE)
 			ExplainPropertyText("Table Cache",
 								s->scan.tc.use == PG_GPU_TC_HIT ? "read from GPU memory" :
-								s->scan.tc.filled ? "filled" : "fill abandoned (the table changed)",
-								es);
+								s->scan.tc.filled ? "filled" :
+								psprintf("fill abandoned: %s", s->scan.tc.why), es);
 		else if (s->scan.tc.why[0])
 			ExplainPropertyText("Table Cache", psprintf("not used: %s", s->scan.tc.why), es);
 		ExplainPropertyInteger("Pages", NULL, s->res.pages, es);

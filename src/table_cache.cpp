@@ -170,12 +170,19 @@ tc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		tc_abandon(mySubid);
 }
 
-/* Whether the relation's copies can ever be checked (the header comment). */
+/*
+ * Whether the relation's copies can be checked (the header comment): not where
+ * setting a VM bit leaves its LSN, nor for a relfilenode created in this
+ * transaction, which COPY FREEZE may fill: it adds tuples to an all-visible
+ * page without clearing its bit (heap_multi_insert with HEAP_INSERT_FROZEN).
+ */
 static bool
 tc_eligible(Relation rel)
 {
 	return rel->rd_rel->relpersistence == RELPERSISTENCE_PERMANENT &&
 		RelationNeedsWAL(rel) &&
+		rel->rd_createSubid == InvalidSubTransactionId &&
+		rel->rd_firstRelfilenodeSubid == InvalidSubTransactionId &&
 		!IsCatalogRelation(rel) &&
 		!RecoveryInProgress() &&
 		old_snapshot_threshold < 0;
@@ -249,7 +256,8 @@ tc_lookup(Relation rel)
 	{
 		PgGpuTableCacheEntry *e = &tc[i];
 
-		if (e->used && RelFileNodeEquals(e->node, rel->rd_node))
+		if (e->used && e->relid == RelationGetRelid(rel) &&
+			RelFileNodeEquals(e->node, rel->rd_node))
 			return e;
 		if (e->busy)
 			continue;
@@ -318,6 +326,10 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 		RegisterSubXactCallback(tc_subxact_callback, NULL);
 		tc_callbacks = true;
 	}
+	/*
+	 * An engine that wrote a dead fill's arena may outlive the error (a cursor's,
+	 * kept by an outer transaction level); cudaFree waits for the device's work.
+	 */
 	for (int i = 0; i < TC_ENTRIES; i++)
 		if (tc[i].used && tc[i].state == TC_DEAD)
 			tc_free_arena(&tc[i]);
@@ -326,8 +338,8 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 		return;
 	if (!tc_eligible(rel))
 	{
-		strlcpy(cs->why, "not WAL-logged, a catalog, in recovery or old_snapshot_threshold",
-				sizeof(cs->why));
+		strlcpy(cs->why, "not WAL-logged, new in this transaction, a catalog, in recovery "
+				"or old_snapshot_threshold", sizeof(cs->why));
 		return;
 	}
 	if ((e = tc_lookup(rel)) == NULL || e->busy)
@@ -453,13 +465,19 @@ PgGpuTableCacheDone(PgGpuTableCacheScan *cs, Relation rel, bool ok)
 	e->busy = false;
 	if (cs->use != PG_GPU_TC_FILL || e->state != TC_FILLING)
 		return;
-	if (ok && cs->fill_ok && RelationGetNumberOfBlocks(rel) == e->nblocks &&
-		tc_vm_check(rel, e->nblocks, e->vm_lsn, false))
+	if (!ok)
+		strlcpy(cs->why, "the scan did not finish", sizeof(cs->why));
+	else if (!cs->fill_ok)
+		strlcpy(cs->why, "a page was not all-visible", sizeof(cs->why));
+	else if (RelationGetNumberOfBlocks(rel) != e->nblocks ||
+			 !tc_vm_check(rel, e->nblocks, e->vm_lsn, false))
+		strlcpy(cs->why, "the table changed during the scan", sizeof(cs->why));
+	else
 	{
 		e->state = TC_VALID;
 		e->npages = cs->npages;
 		cs->filled = true;
+		return;
 	}
-	else
-		tc_free_arena(e);
+	tc_free_arena(e);
 }
