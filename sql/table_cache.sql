@@ -5,6 +5,9 @@
 --
 SET extra_float_digits = 0;
 SET max_parallel_workers_per_gather = 0;
+-- VACUUM marks a page all-visible only once its rows' commit hint bits are set,
+-- which waits for the commit's WAL to be flushed: commit synchronously
+SET synchronous_commit = on;
 CREATE TABLE tc_t (id int4, w text, f8 float8, g int4);
 INSERT INTO tc_t SELECT i, md5((i % 3000)::text), i * 0.25, i % 10
   FROM generate_series(1, 40000) i;
