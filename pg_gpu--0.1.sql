@@ -342,6 +342,18 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'pg_gpu_dict_drop'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 
+-- the table cache of this session: each table copied, or scanned once (issue 5)
+CREATE FUNCTION pg_gpu_table_cache(
+    OUT relation regclass,
+    OUT state text,
+    OUT pages bigint,
+    OUT bytes bigint,
+    OUT scans bigint,
+    OUT reads bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_gpu_table_cache'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
 CREATE FUNCTION pg_gpu_dict_list(
     OUT name text,
     OUT kind text,

@@ -65,6 +65,15 @@ SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
 SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 SELECT tc_is('SELECT id FROM tc_t ORDER BY f8 DESC LIMIT 3', 'read');
+-- pg_gpu_table_cache() lists it (without a GPU nothing is cached)
+SELECT CASE WHEN current_setting('pg_gpu.emulate_gpu') = 'off'
+              AND (SELECT sum(gpu_executions) FROM pg_gpu_stats) = 0
+         THEN 'ok'
+       WHEN EXISTS (SELECT 1 FROM pg_gpu_table_cache() c JOIN pg_class r ON r.oid = c.relation
+                    WHERE c.relation = 'tc_t'::regclass AND c.state = 'copied' AND c.pages = r.relpages
+                      AND c.bytes = r.relpages * 8192 AND c.scans >= 2 AND c.reads >= 2)
+         THEN 'ok'
+       ELSE (SELECT string_agg(c::text, '; ') FROM pg_gpu_table_cache() c) END AS tc_listed;
 \i sql/include/table_cache_q.sql
 SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 \i sql/include/table_cache_q.sql

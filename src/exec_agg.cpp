@@ -552,6 +552,9 @@ void
 PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 {
 	PgGpuStatsFallback(node, reason);
+	/* the GPU ran out of memory: the table cache gives its memory back */
+	if (reason == PG_GPU_FB_OUT_OF_MEMORY)
+		PgGpuTableCacheRelease();
 	/* data the GPU declines by design, and injected failures, are expected */
 	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
 		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&

@@ -47,6 +47,8 @@ extern "C" {
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
 #include "catalog/pg_class.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -57,7 +59,14 @@ extern "C" {
 #include "pg_gpu.h"
 }
 
+#include <algorithm>
+
 #include "table_cache.h"
+#include "guard.h"
+
+extern "C" {
+PG_FUNCTION_INFO_V1(pg_gpu_table_cache);
+}
 
 /* heap blocks one VM page covers (visibilitymap.c's layout) */
 #define TC_VM_BLOCKS ((BlockNumber) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData)) * 4))
@@ -94,6 +103,7 @@ struct PgGpuTableCacheEntry
 	uint64		bytes;
 	uint64		last_use;		/* also tells a scan that its entry is still its own */
 	int64		scans;
+	int64		hits;
 };
 
 static PgGpuTableCacheEntry tc[TC_ENTRIES];
@@ -307,6 +317,14 @@ tc_make_room(uint64 bytes, uint64 budget, PgGpuTableCacheEntry *keep)
 }
 
 void
+PgGpuTableCacheRelease(void)
+{
+	for (int i = 0; i < TC_ENTRIES; i++)
+		if (tc[i].used && tc[i].arena && !tc[i].busy)
+			tc_free_arena(&tc[i]);
+}
+
+void
 PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg_task *task,
 					 PgGpuTableCacheScan *cs)
 {
@@ -356,6 +374,7 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 			cs->use = PG_GPU_TC_HIT;
 			cs->entry = e;
 			cs->gen = e->last_use;
+			e->hits++;
 			e->busy = true;
 			e->subid = GetCurrentSubTransactionId();
 			task->pages_resident = 1;
@@ -481,3 +500,39 @@ PgGpuTableCacheDone(PgGpuTableCacheScan *cs, Relation rel, bool ok)
 	}
 	tc_free_arena(e);
 }
+
+/* pg_gpu_table_cache(): the session's entries, most recently used first. */
+static Datum
+pg_gpu_table_cache_impl(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgGpuTableCacheEntry *order[TC_ENTRIES];
+	int			n = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < TC_ENTRIES; i++)
+		if (tc[i].used)
+			order[n++] = &tc[i];
+	std::sort(order, order + n, [](const PgGpuTableCacheEntry *a, const PgGpuTableCacheEntry *b) {
+		return a->last_use > b->last_use;
+	});
+	for (int i = 0; i < n; i++)
+	{
+		PgGpuTableCacheEntry *e = order[i];
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		values[0] = ObjectIdGetDatum(e->relid);
+		values[1] = CStringGetTextDatum(e->state == TC_VALID ? "copied" :
+										e->state == TC_FILLING ? "filling" :
+										e->state == TC_DEAD ? "abandoned" : "scanned");
+		values[2] = Int64GetDatum(e->state == TC_VALID ? e->npages : 0);
+		values[3] = Int64GetDatum((int64) e->bytes);
+		values[4] = Int64GetDatum(e->scans);
+		values[5] = Int64GetDatum(e->hits);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_GPU_SQL_FN(pg_gpu_table_cache)

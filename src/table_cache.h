@@ -65,6 +65,9 @@ PgGpuTableCacheNote(PgGpuTableCacheScan *cs, BlockNumber blk, uint16 nlp, bool h
  */
 void		PgGpuTableCacheDone(PgGpuTableCacheScan *cs, Relation rel, bool ok);
 
+/* Free every cache no scan is using (the GPU ran out of memory). */
+void		PgGpuTableCacheRelease(void);
+
 /* Out of line part of PgGpuTableCacheNote. */
 void		PgGpuTableCacheNoteSlow(PgGpuTableCacheScan *cs, BlockNumber blk, uint16 nlp,
 									const uint32 *bits);
