@@ -404,15 +404,15 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 		tc_free_arena(e);
 		return;
 	}
+	e->blk = (BlockNumber *) MemoryContextAllocHuge(TopMemoryContext, sizeof(BlockNumber) * nblocks);
+	e->nlp = (uint16 *) MemoryContextAllocHuge(TopMemoryContext, sizeof(uint16) * nblocks);
+	e->vis_of = (int32 *) MemoryContextAllocHuge(TopMemoryContext, sizeof(int32) * nblocks);
 	if (pg_gpu_cache_alloc(bytes, emulate ? 1 : 0, &arena, &err) != PG_GPU_OK)
 	{
 		snprintf(cs->why, sizeof(cs->why), "no memory: %s", err.message);
 		tc_free_arena(e);
 		return;
 	}
-	e->blk = (BlockNumber *) MemoryContextAllocHuge(TopMemoryContext, sizeof(BlockNumber) * nblocks);
-	e->nlp = (uint16 *) MemoryContextAllocHuge(TopMemoryContext, sizeof(uint16) * nblocks);
-	e->vis_of = (int32 *) MemoryContextAllocHuge(TopMemoryContext, sizeof(int32) * nblocks);
 	e->arena = arena;
 	e->bytes = bytes;
 	tc_bytes += bytes;
