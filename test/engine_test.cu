@@ -398,6 +398,33 @@ test_host_walker(const Table &tb, const pg_gpu_agg_task &t)
 }
 
 /*
+ * Fill a slot with the table's pages from *p on (as many as it takes): page p at
+ * addr(p), copied into staging too when gather; returns the count, *nvis the
+ * bitmaps used.
+ */
+template <typename Addr>
+static int
+fill_slot(const Table &tb, pg_gpu_agg_slot &s, size_t &p, bool gather, Addr addr, int *nvis)
+{
+	int			n = 0;
+
+	for (; p < tb.pages.size() && n < s.capacity; p++, n++)
+	{
+		s.refs[n].addr = addr(p);
+		if (gather)
+			memcpy(s.staging + (size_t) n * PG_GPU_BLCKSZ, tb.pages[p].data(), PG_GPU_BLCKSZ);
+		s.refs[n].nlp = (uint16_t) tb.nlp[p];
+		s.refs[n].vis_idx = -1;
+		if (!tb.vis[p].empty())
+		{
+			memcpy(s.vis + (size_t) *nvis * PG_GPU_VIS_WORDS, tb.vis[p].data(), 4 * PG_GPU_VIS_WORDS);
+			s.refs[n].vis_idx = (*nvis)++;
+		}
+	}
+	return n;
+}
+
+/*
  * Stream the table through the engine (gather mode) in chunks of chunk_pages;
  * returns the finished handle (caller ends it) or null with *st set.
  */
@@ -425,21 +452,9 @@ run_engine(const Table &tb, pg_gpu_agg_task t, int chunk_pages, pg_gpu_agg_resul
 		while (!pg_gpu_agg_slot_idle(agg, slot))
 			;
 		CHECK(pg_gpu_agg_slot_get(agg, slot, &s, &err) == PG_GPU_OK, "slot_get %s", err.message);
-		int			n = 0,
-					nvis = 0;
+		int			nvis = 0;
+		int			n = fill_slot(tb, s, p, true, [](size_t) { return (uint64_t) 0; }, &nvis);
 
-		for (; p < tb.pages.size() && n < s.capacity; p++, n++)
-		{
-			memcpy(s.staging + (size_t) n * PG_GPU_BLCKSZ, tb.pages[p].data(), PG_GPU_BLCKSZ);
-			s.refs[n].nlp = (uint16_t) tb.nlp[p];
-			s.refs[n].vis_idx = -1;
-			if (!tb.vis[p].empty())
-			{
-				memcpy(s.vis + (size_t) nvis * PG_GPU_VIS_WORDS, tb.vis[p].data(),
-					   4 * PG_GPU_VIS_WORDS);
-				s.refs[n].vis_idx = nvis++;
-			}
-		}
 		/* the emulation reports a compressed value at once; callers check *st */
 		if ((*st = pg_gpu_agg_submit(agg, slot, n, nvis, &err)) != PG_GPU_OK)
 			return agg;
@@ -492,27 +507,14 @@ run_pages(const Table &tb, const pg_gpu_agg_task &t, Addr addr, pg_gpu_agg_resul
 	while (p < tb.pages.size() && st == PG_GPU_OK)
 	{
 		pg_gpu_agg_slot s;
-		int			n = 0,
+		int			n,
 					nvis = 0;
 
 		while (!pg_gpu_agg_slot_idle(agg, slot))
 			;
 		if ((st = pg_gpu_agg_slot_get(agg, slot, &s, err)) != PG_GPU_OK)
 			break;
-		for (; p < tb.pages.size() && n < s.capacity; p++, n++)
-		{
-			s.refs[n].addr = addr(p);
-			if (t.gather)
-				memcpy(s.staging + (size_t) n * PG_GPU_BLCKSZ, tb.pages[p].data(), PG_GPU_BLCKSZ);
-			s.refs[n].nlp = (uint16_t) tb.nlp[p];
-			s.refs[n].vis_idx = -1;
-			if (!tb.vis[p].empty())
-			{
-				memcpy(s.vis + (size_t) nvis * PG_GPU_VIS_WORDS, tb.vis[p].data(),
-					   4 * PG_GPU_VIS_WORDS);
-				s.refs[n].vis_idx = nvis++;
-			}
-		}
+		n = fill_slot(tb, s, p, t.gather != 0, addr, &nvis);
 		st = pg_gpu_agg_submit(agg, slot, n, nvis, err);
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
