@@ -102,13 +102,16 @@ struct PgGpuTableCacheEntry
 	uint64		arena;
 	uint64		bytes;
 	uint64		last_use;		/* also tells a scan that its entry is still its own */
-	int64		scans;
-	int64		hits;
+	int64		scans;			/* scans that started (reading the copies or not) */
+	int64		hits;			/* ... that read the copies */
+	bool		release;		/* free the copies when the scan using them ends */
 };
 
 static PgGpuTableCacheEntry tc[TC_ENTRIES];
 static uint64 tc_clock = 0;
 static uint64 tc_bytes = 0;		/* arenas held */
+static uint64 tc_no_fill_until = 0;	/* after running out of GPU memory: no
+									 * fills until tc_clock passes this */
 static bool tc_callbacks = false;
 
 static void
@@ -139,6 +142,7 @@ tc_free_arena(PgGpuTableCacheEntry *e)
 	e->vm_lsn = NULL;
 	e->npages = 0;
 	e->state = TC_SEEN;
+	e->release = false;
 }
 
 /*
@@ -157,7 +161,7 @@ tc_abandon(SubTransactionId from)
 		if (e->used && e->busy && e->subid >= from)
 		{
 			e->busy = false;
-			if (e->state == TC_FILLING)
+			if (e->state == TC_FILLING || e->release)
 				e->state = TC_DEAD;
 		}
 	}
@@ -241,9 +245,18 @@ tc_vm_check(Relation rel, BlockNumber nblocks, XLogRecPtr *lsn, bool record)
 		/* the first block's bit, read as visibilitymap.c reads it */
 		if (ok && (st_first & VISIBILITYMAP_ALL_VISIBLE) && !(map[0] & VISIBILITYMAP_ALL_VISIBLE))
 			ok = false;
-		for (BlockNumber b = 0; ok && b < end - first; b++)
-			if (!((map[b >> 2] >> ((b & 3) * BITS_PER_HEAPBLOCK)) & VISIBILITYMAP_ALL_VISIBLE))
-				ok = false;
+		/* four blocks a byte: whole bytes first (0x55: every all-visible bit) */
+		{
+			BlockNumber nb = end - first;
+			BlockNumber full = nb / 4;
+
+			for (BlockNumber i = 0; ok && i < full; i++)
+				if ((map[i] & 0x55) != 0x55)
+					ok = false;
+			for (BlockNumber b = full * 4; ok && b < nb; b++)
+				if (!((map[b >> 2] >> ((b & 3) * BITS_PER_HEAPBLOCK)) & VISIBILITYMAP_ALL_VISIBLE))
+					ok = false;
+		}
 		LockBuffer(vmbuf, BUFFER_LOCK_UNLOCK);
 	}
 	if (BufferIsValid(vmbuf))
@@ -273,8 +286,11 @@ tc_lookup(Relation rel)
 			continue;
 		if (e->used && e->relid == RelationGetRelid(rel))
 			same_rel = e;
+		/* an unused entry, else the least recently used one without copies */
 		if (victim == NULL || !e->used ||
-			(victim->used && e->last_use < victim->last_use))
+			(victim->used && ((victim->arena != 0) > (e->arena != 0) ||
+							  ((victim->arena != 0) == (e->arena != 0) &&
+							   e->last_use < victim->last_use))))
 			victim = e;
 	}
 	if (same_rel)
@@ -316,12 +332,23 @@ tc_make_room(uint64 bytes, uint64 budget, PgGpuTableCacheEntry *keep)
 	return true;
 }
 
+/*
+ * The GPU ran out of memory: free the copies (those in use when their scan
+ * ends), and fill none for the next 64 scans, lest every query allocate a copy
+ * and run out again.
+ */
 void
 PgGpuTableCacheRelease(void)
 {
 	for (int i = 0; i < TC_ENTRIES; i++)
-		if (tc[i].used && tc[i].arena && !tc[i].busy)
-			tc_free_arena(&tc[i]);
+		if (tc[i].used && tc[i].arena)
+		{
+			if (tc[i].busy)
+				tc[i].release = true;
+			else
+				tc_free_arena(&tc[i]);
+		}
+	tc_no_fill_until = tc_clock + 64;
 }
 
 void
@@ -366,6 +393,7 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 		return;
 	}
 	e->last_use = ++tc_clock;
+	e->scans++;
 	if (e->state == TC_VALID)
 	{
 		if (e->emulate == emulate && e->nblocks == nblocks &&
@@ -385,9 +413,14 @@ PgGpuTableCacheStart(Relation rel, BlockNumber nblocks, bool emulate, pg_gpu_agg
 	}
 
 	/* a table scanned once may be a one-off: copy it the second time */
-	if (++e->scans < 2)
+	if (e->scans < 2)
 	{
 		strlcpy(cs->why, "first scan", sizeof(cs->why));
+		return;
+	}
+	if (tc_clock < tc_no_fill_until)
+	{
+		strlcpy(cs->why, "the GPU ran out of memory lately", sizeof(cs->why));
 		return;
 	}
 	if (bytes > budget || !tc_make_room(bytes, budget, e))
@@ -482,6 +515,14 @@ PgGpuTableCacheDone(PgGpuTableCacheScan *cs, Relation rel, bool ok)
 	if (!e->busy || e->last_use != cs->gen)	/* an error ended it (tc_abandon) */
 		return;
 	e->busy = false;
+	if (e->release)
+	{
+		/* the GPU ran out of memory meanwhile (PgGpuTableCacheRelease) */
+		if (cs->use == PG_GPU_TC_FILL)
+			strlcpy(cs->why, "the GPU ran out of memory", sizeof(cs->why));
+		tc_free_arena(e);
+		return;
+	}
 	if (cs->use != PG_GPU_TC_FILL || e->state != TC_FILLING)
 		return;
 	if (!ok)
