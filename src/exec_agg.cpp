@@ -929,6 +929,31 @@ scan_start_workers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity)
 	return ps->pin_ctx != NULL;
 }
 
+/* The engine slot's previous chunk done (its pins dropped), its buffers in *buf. */
+static bool
+take_slot(PgGpuPageScan *ps, int slot, instr_time *lapt, pg_gpu_agg_slot *buf)
+{
+	pg_gpu_error err;
+
+	wait_slot(ps, slot);
+	INSTR_TIME_SET_CURRENT(*lapt);
+	if (pg_gpu_agg_slot_get(ps->agg, slot, buf, &err) != PG_GPU_OK)
+		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	return true;
+}
+
+/* Hand the slot's npages (if any) to the engine; a chunk counted. */
+static bool
+give_slot(PgGpuPageScan *ps, int slot, int npages, int nvis, instr_time *lapt)
+{
+	pg_gpu_error err;
+
+	if (npages > 0 && pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	lap(&ps->t_pages, lapt);
+	return count_chunk(ps);
+}
+
 /*
  * A table cache hit: hand the engine the copies' addresses in GPU memory, in
  * chunks as large as its slots take; nothing is pinned.
@@ -944,7 +969,6 @@ scan_cached(PgGpuPageScan *ps, instr_time *lapt)
 	int64		n = PgGpuTableCachePages(&ps->tc, &blk, &nlp, &vis_of, &vis, &arena);
 	int64		k = 0;
 	int			slot = 0;
-	pg_gpu_error err;
 
 	while (k < n)
 	{
@@ -952,11 +976,9 @@ scan_cached(PgGpuPageScan *ps, instr_time *lapt)
 		int			npages = 0;
 		int			nvis = 0;
 
-		wait_slot(ps, slot);
-		INSTR_TIME_SET_CURRENT(*lapt);
 		CHECK_FOR_INTERRUPTS();
-		if (pg_gpu_agg_slot_get(ps->agg, slot, &buf, &err) != PG_GPU_OK)
-			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		if (!take_slot(ps, slot, lapt, &buf))
+			return false;
 		for (; k < n && npages < buf.capacity; k++, npages++)
 		{
 			pg_gpu_page_ref *ref = &buf.refs[npages];
@@ -973,10 +995,7 @@ scan_cached(PgGpuPageScan *ps, instr_time *lapt)
 			if (ps->page_blk)
 				ps->page_blk[ps->npage_blk++] = blk[k];
 		}
-		if (pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
-			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
-		lap(&ps->t_pages, lapt);
-		if (!count_chunk(ps))
+		if (!give_slot(ps, slot, npages, nvis, lapt))
 			return false;
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
@@ -1051,10 +1070,8 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 		int			npages = 0;
 		int			nvis = 0;
 
-		wait_slot(ps, slot);
-		INSTR_TIME_SET_CURRENT(*lapt);
-		if (pg_gpu_agg_slot_get(ps->agg, slot, &buf, &err) != PG_GPU_OK)
-			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+		if (!take_slot(ps, slot, lapt, &buf))
+			return false;
 		capacity = Min(buf.capacity, ps->chunk_pages);
 
 		for (; blk < nblocks && npages < capacity; blk++)
@@ -1100,11 +1117,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 				ps->page_blk[ps->npage_blk++] = blk;
 			npages++;
 		}
-		if (npages > 0 &&
-			pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
-			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
-		lap(&ps->t_pages, lapt);
-		if (!count_chunk(ps))
+		if (!give_slot(ps, slot, npages, nvis, lapt))
 			return false;
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
