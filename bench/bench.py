@@ -109,6 +109,11 @@ def psql(sql, db="postgres", capture=True):
     return r.stdout
 
 
+# before vacuuming a table just loaded: with synchronous_commit = off (the GPU host's
+# cluster) VACUUM marks pages all-visible only once the load's commit is flushed (its
+# hint bits wait for it); the WAL writer flushes within wal_writer_delay (200 ms)
+SETTLE = "SELECT pg_sleep(0.5);\n"
+
 # a warm session: CUDA started and the buffer pool registered
 WARM = ("SET pg_gpu.force = on; SELECT count(*) FROM t_warm; RESET pg_gpu.force; "
         "SELECT pg_gpu_register_buffer_pool();\n")
@@ -155,7 +160,7 @@ def build(rows, procs=8):
     for p in ps:
         if p.wait() != 0:
             raise SystemExit("load failed")
-    psql("VACUUM ANALYZE t; ALTER TABLE t SET (parallel_workers = 8);")
+    psql(SETTLE + "VACUUM ANALYZE t; ALTER TABLE t SET (parallel_workers = 8);")
 
 
 def table_bytes(t):
@@ -245,7 +250,7 @@ def main():
             if not psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() == "t":
                 # (a partitioned table takes no storage parameters: its partitions have them)
                 par = "" if tn == "wordsp" else f"ALTER TABLE {tn} SET (parallel_workers = 8); "
-                psql(f"{sql}; VACUUM ANALYZE {tn}; {par}"
+                psql(f"{sql}; {SETTLE}VACUUM ANALYZE {tn}; {par}"
                      f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
                 pr(f"table {tn}: {sql}; {table_bytes(tn) / 1e9:.2f} GB")
             qbytes = table_bytes(tn) if tn != "keys" else qbytes
@@ -258,7 +263,7 @@ def main():
                      "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")
                 psql("CREATE EXTENSION pg_gpu; CREATE TABLE t_warm AS SELECT 1 AS x; VACUUM t_warm; "
                      "CREATE TABLE t6 AS SELECT md5(i::text) AS w FROM generate_series(1, 10000000) i; "
-                     "VACUUM ANALYZE t6; ALTER TABLE t6 SET (parallel_workers = 8); "
+                     + SETTLE + "VACUUM ANALYZE t6; ALTER TABLE t6 SET (parallel_workers = 8); "
                      "SET pg_gpu.force = on; SELECT count(*) FROM t6;", db)
                 coll = psql("SELECT datcollate FROM pg_database WHERE datname = 'b6'").strip()
                 size6 = int(psql("SELECT pg_relation_size('t6')", db))
@@ -340,7 +345,7 @@ def main():
     if a.dict:
         for tn in ("words", "keys"):
             if psql(f"SELECT to_regclass('{tn}') IS NOT NULL").strip() != "t":
-                psql(f"{DERIVED[tn]}; VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
+                psql(f"{DERIVED[tn]}; {SETTLE}VACUUM ANALYZE {tn}; ALTER TABLE {tn} SET (parallel_workers = 8); "
                      f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
         q = "SELECT count(*) FROM words WHERE pg_gpu_dict_contains('k', w)"
         par, _, _ = timed(["max_parallel_workers_per_gather = 8", "pg_gpu.enabled = off"], Q["Q5"], 1,
@@ -378,7 +383,7 @@ def main():
         for n in sizes:
             tn = "t" if n == a.rows else f"t_{n}"
             if tn != "t":
-                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; VACUUM ANALYZE {tn};")
+                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; {SETTLE}VACUUM ANALYZE {tn};")
                 psql(f"SET pg_gpu.force = on; SELECT count(*) FROM {tn};")
             q = Q["Q1"].format(t=tn)
             # small inputs: many runs, three sessions each, the fastest run, so that
@@ -408,7 +413,7 @@ def main():
         while n <= a.rows:
             tn = "t" if n == a.rows else f"t_{n}"
             if tn != "t":
-                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; VACUUM ANALYZE {tn};")
+                psql(f"DROP TABLE IF EXISTS {tn}; CREATE TABLE {tn} AS SELECT * FROM t LIMIT {n}; {SETTLE}VACUUM ANALYZE {tn};")
             reps = max(3, min(25, 10_000_000 // n))
             q = f"SELECT gpu_avg(f8), gpu_stddev(f8), gpu_sum(i4) FROM {tn}"
             qb = f"SELECT avg(f8), stddev(f8), sum(i4) FROM {tn}"
