@@ -1671,6 +1671,7 @@ ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyText("Page Access",
 							s->task.emulate ? "emulated on the CPU" :
+							s->scan.tc.use == PG_GPU_TC_HIT ? "copies in GPU memory (table cache)" :
 							s->scan.registered ? "shared buffers read in place" : "copied via pinned staging",
 							es);
 		if (s->scan.tc.use != PG_GPU_TC_NONE)
