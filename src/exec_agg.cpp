@@ -47,6 +47,7 @@ extern "C" {
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "agg_catalog.h"
+#include "exec_scroll.h"
 #include "gpuagg.h"
 #include "exec_sets.h"
 #include "pin_workers.h"
@@ -189,6 +190,7 @@ typedef struct GpuAggState
 	bool		sort;
 	PgGpuNode	node;			/* for pg_gpu_stats and fallbacks */
 	bool		need_tid;		/* GpuSort: the output reads a system column */
+	PgGpuScroll scroll;			/* GpuSort: rows kept for a scrollable cursor */
 	BlockNumber *page_blk;		/* ... then each page's block (scan.page_blk) */
 	BlockNumber page_blk_cap;
 	pg_gpu_sort_batch batch;
@@ -211,6 +213,15 @@ typedef struct GpuAggState
 	int64	   *next;			/* the next build row with an equal key, or -1 */
 	int64		head_pos;		/* the current probe row's chain is heads[head_pos] on */
 	int64		chain;			/* its next build row to pair (-1: none left) */
+
+	/*
+	 * The scanned table.  ss_currentRelation stays NULL: execCurrent.c would
+	 * take a custom scan with a relation for a plain scan of it and read the
+	 * current row's TID from its scan slot, but a GPU node's row is a sorted,
+	 * joined or aggregated one, as PostgreSQL's Sort, Hash Join or Agg would
+	 * hand up, so WHERE CURRENT OF must say what it says over those.
+	 */
+	Relation	rel;
 
 	/* execution */
 	bool		done;
@@ -436,6 +447,8 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 	s->out_coltype = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COLTYPE));
 	s->out_col = int_list_array((List *) list_nth(priv, GPUAGG_PRIV_OUT_COL));
 
+	s->rel = s->css.ss.ss_currentRelation;
+	s->css.ss.ss_currentRelation = NULL;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
 	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
 	s->nkeys = s->sort ? 0 : s->task.nkeys;
@@ -478,7 +491,7 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 
 		s->rows_out = true;
 		s->probe_slot = ExecAllocTableSlot(&estate->es_tupleTable,
-										   RelationGetDescr(s->css.ss.ss_currentRelation),
+										   RelationGetDescr(s->rel),
 										   &TTSOpsHeapTuple);
 		/* no parent: this node's scan slot is the virtual one, not probe_slot */
 		s->probe_key = ExecInitExpr((Expr *) linitial(rows), NULL);
@@ -493,7 +506,7 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 	}
 	else if (s->sort)
 	{
-		ExecInitScanTupleSlot(estate, &s->css.ss, RelationGetDescr(s->css.ss.ss_currentRelation),
+		ExecInitScanTupleSlot(estate, &s->css.ss, RelationGetDescr(s->rel),
 							  &TTSOpsHeapTuple);
 		ExecAssignScanProjectionInfoWithVarno(&s->css.ss, cscan->scan.scanrelid);
 		/* the fallback hands up its child's slots as they are: of another kind */
@@ -502,6 +515,10 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 			reads_system_column((Node *) cscan->scan.plan.qual, NULL);
 		ItemPointerSetInvalid(&s->htup.t_self);
 	}
+
+	/* GpuSort for a scrollable cursor keeps its rows; the children run forward */
+	if (s->node == PG_GPU_NODE_SORT)
+		eflags = PgGpuScrollInit(&s->scroll, &s->css, estate, eflags);
 
 	/* the fallback: PostgreSQL's own partial aggregate; then a join's build side */
 	foreach(lc, cscan->custom_plans)
@@ -1207,7 +1224,7 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 static bool
 run_on_gpu(GpuAggState *s)
 {
-	Relation	rel = s->css.ss.ss_currentRelation;
+	Relation	rel = s->rel;
 	Snapshot	snapshot = s->css.ss.ps.state->es_snapshot;
 	PgGpuFallback reason;
 	pg_gpu_error err;
@@ -1417,7 +1434,7 @@ next_batch_tuple(GpuAggState *s, TupleTableSlot *slot)
 	if (s->need_tid)
 		ItemPointerSet(&s->htup.t_self, s->scan.page_blk[r >> 32],
 					   (OffsetNumber) ((r >> 16) & 0xFFFF));
-	s->htup.t_tableOid = RelationGetRelid(s->css.ss.ss_currentRelation);
+	s->htup.t_tableOid = RelationGetRelid(s->rel);
 	s->batch_pos++;
 	ExecStoreHeapTuple(&s->htup, slot, false);
 	return true;
@@ -1610,11 +1627,17 @@ ExecGpuAggImpl(GpuAggState *s)
 }
 
 static TupleTableSlot *
+exec_forward(CustomScanState *node)
+{
+	return ExecGpuAggImpl((GpuAggState *) node);
+}
+
+static TupleTableSlot *
 ExecGpuAgg(CustomScanState *node)
 {
 	TupleTableSlot *slot = NULL;
 
-	PG_GPU_GUARD(slot = ExecGpuAggImpl((GpuAggState *) node));
+	PG_GPU_GUARD(slot = PgGpuScrollNext(&((GpuAggState *) node)->scroll, node, exec_forward));
 	return slot;
 }
 
@@ -1626,6 +1649,7 @@ EndGpuAgg(CustomScanState *node)
 	ListCell   *lc;
 
 	release_gpu(s, true);
+	PgGpuScrollEnd(&s->scroll);
 	foreach(lc, s->css.custom_ps)
 		ExecEndNode((PlanState *) lfirst(lc));
 }
@@ -1637,6 +1661,7 @@ ReScanGpuAgg(CustomScanState *node)
 	ListCell   *lc;
 
 	release_gpu(s, true);
+	PgGpuScrollReset(&s->scroll);
 	s->done = false;
 	s->fallback = false;
 	s->gpu_ran = false;

@@ -38,6 +38,7 @@ extern "C" {
 #include "expr_compile.h"
 }
 
+#include "exec_scroll.h"
 #include "guard.h"
 
 /* rows ahead whose tuples emission prefetches */
@@ -73,6 +74,7 @@ typedef struct GpuSortSlotState
 
 	/* execution */
 	bool		loaded;
+	PgGpuScroll scroll;			/* rows kept for a scrollable cursor */
 	bool		gpu_ran;
 	bool		fallback;
 	PgGpuFallback fb_reason;
@@ -205,6 +207,7 @@ BeginGpuSortSlotImpl(GpuSortSlotState *s, EState *estate, int eflags)
 										  ALLOCSET_DEFAULT_SIZES);
 	s->key_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort key values",
 									   ALLOCSET_SMALL_SIZES);
+	PgGpuScrollInit(&s->scroll, &s->css, estate, eflags);
 	s->css.custom_ps = list_make1(ExecInitNode((Plan *) linitial(cscan->custom_plans),
 											   estate, eflags & ~(EXEC_FLAG_REWIND |
 																  EXEC_FLAG_BACKWARD |
@@ -416,11 +419,18 @@ ExecGpuSortSlotImpl(GpuSortSlotState *s)
 }
 
 static TupleTableSlot *
+exec_forward(CustomScanState *node)
+{
+	return ExecGpuSortSlotImpl((GpuSortSlotState *) node);
+}
+
+static TupleTableSlot *
 ExecGpuSortSlot(CustomScanState *node)
 {
 	TupleTableSlot *slot = NULL;
 
-	PG_GPU_GUARD(slot = ExecGpuSortSlotImpl((GpuSortSlotState *) node));
+	PG_GPU_GUARD(slot = PgGpuScrollNext(&((GpuSortSlotState *) node)->scroll, node,
+										exec_forward));
 	return slot;
 }
 
@@ -430,6 +440,7 @@ EndGpuSortSlot(CustomScanState *node)
 	GpuSortSlotState *s = (GpuSortSlotState *) node;
 
 	release_all(s);
+	PgGpuScrollEnd(&s->scroll);
 	ExecEndNode(child_of(s));
 }
 
@@ -441,6 +452,7 @@ ReScanGpuSortSlot(CustomScanState *node)
 
 	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
 	release_all(s);
+	PgGpuScrollReset(&s->scroll);
 	s->loaded = false;
 	s->gpu_ran = false;
 	s->fallback = false;

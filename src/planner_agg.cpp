@@ -295,17 +295,20 @@ add_upper_expr(GpuAggBuild *b, Node *expr)
 /*
  * The input of a GpuAgg or GpuSort: one plain table (no inheritance, no sampling),
  * big enough to be worth starting GPU work for; its range-table entry, or NULL.
+ * scan_cost is what PostgreSQL's cheapest plan of the table costs; the caller
+ * passes it because in UPPERREL_ORDERED the rel's own cheapest path may have
+ * been freed (see ordered_fallback).
  */
 static RangeTblEntry *
-plain_table(PlannerInfo *root, RelOptInfo *input_rel)
+plain_table(PlannerInfo *root, RelOptInfo *input_rel, double scan_cost)
 {
 	RangeTblEntry *rte;
 
 	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
+		IS_DUMMY_REL(input_rel))
 		return NULL;
 	/* a scan cheaper than starting GPU work: don't even build the paths */
-	if (!pg_gpu_force && input_rel->cheapest_total_path->total_cost < pg_gpu_startup_cost)
+	if (!pg_gpu_force && scan_cost < pg_gpu_startup_cost)
 		return NULL;
 	rte = planner_rt_fetch(input_rel->relid, root);
 	if (rte->inh || rte->tablesample ||
@@ -522,7 +525,8 @@ GpuAggUpperPathsImpl(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outpu
 			return;
 		scan_rel = sj.probe;
 	}
-	if ((rte = plain_table(root, scan_rel)) == NULL)
+	if (scan_rel->cheapest_total_path == NULL ||
+		(rte = plain_table(root, scan_rel, scan_rel->cheapest_total_path->total_cost)) == NULL)
 		return;
 
 	memset(&b, 0, sizeof(b));
@@ -837,6 +841,65 @@ sort_key(PgGpuCompiler *comp, pg_gpu_agg_task *task, SortGroupClause *sgc, Expr 
 static Plan *PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 								 List *tlist, List *clauses, List *custom_plans);
 
+/*
+ * The paths of UPPERREL_ORDERED.
+ *
+ * When the ordered_rel hook runs, input_rel's path list may point at freed
+ * paths: create_ordered_paths adds an input path that is already sorted (a
+ * Gather Merge over a sorted partial path, say) to ordered_rel itself, and
+ * add_path pfrees it there when a cheaper path comes along; input_rel's list
+ * and its cheapest_total_path still point at it.  So the GPU paths take their
+ * inputs from output_rel's list, whose paths are alive, and never read
+ * input_rel's paths.
+ */
+
+/*
+ * An input path that PostgreSQL sorts explicitly for output_rel (the child of
+ * the cheapest of its Sort paths), or NULL.  Such a path was never sorted, so
+ * it was never added to output_rel and nothing frees it.
+ */
+static Path *
+sorted_input_path(RelOptInfo *input_rel, RelOptInfo *output_rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (IsA(p, ProjectionPath) && p->parent == output_rel)
+			p = ((ProjectionPath *) p)->subpath;
+		if ((IsA(p, SortPath) || IsA(p, IncrementalSortPath)) && p->parent == output_rel)
+		{
+			Path	   *sub = ((SortPath *) p)->subpath;
+
+			if (sub->parent == input_rel && sub->param_info == NULL &&
+				(best == NULL || sub->total_cost < best->total_cost))
+				best = sub;
+		}
+	}
+	return best;
+}
+
+/*
+ * PostgreSQL's cheapest sorted plan, taken out of output_rel's list for a GPU
+ * path's child: left there, a later add_path (the GPU path's own, or the final
+ * rel's) could free it under the GPU path.  A projection of the same target and
+ * cost takes its place, which plans to the very same nodes.
+ */
+static Path *
+take_ordered_path(PlannerInfo *root, RelOptInfo *output_rel)
+{
+	Path	   *cheapest = (Path *) linitial(output_rel->pathlist);
+	Path	   *stand_in = (Path *) create_projection_path(root, output_rel, cheapest,
+														   cheapest->pathtarget);
+
+	/* the list stays ordered by total cost: the stand-in costs the same */
+	lfirst(list_head(output_rel->pathlist)) = stand_in;
+	return cheapest;
+}
+
 static const CustomPathMethods gpusort_slot_path_methods = {
 	"GpuSort",
 	PlanGpuSortSlotPath,
@@ -855,7 +918,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 				  PathTarget *target)
 {
 	Query	   *parse = root->parse;
-	Path	   *child = input_rel->cheapest_total_path;
+	Path	   *child = sorted_input_path(input_rel, output_rel);
 	pg_gpu_agg_task *task;
 	List	   *attnos = NIL,
 			   *sortops = NIL,
@@ -863,7 +926,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 			   *nulls_first = NIL;
 	ListCell   *lc;
 
-	if (child == NULL || IS_DUMMY_REL(input_rel))
+	if (IS_DUMMY_REL(input_rel))
 		return;
 
 	/*
@@ -885,7 +948,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 		bool		desc = false;
 		ListCell   *lc2;
 
-		foreach(lc2, child->pathtarget->exprs)
+		foreach(lc2, (child ? child : (Path *) linitial(output_rel->pathlist))->pathtarget->exprs)
 		{
 			i++;
 			if (equal(lfirst(lc2), expr))
@@ -909,6 +972,8 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 		return;
 	task->sort = 1;
 	task->sort_limit = sort_limit(root);
+	if (child == NULL)
+		child = take_ordered_path(root, output_rel);
 
 	CustomPath *cpath = makeNode(CustomPath);
 	double		rows = child->rows;
@@ -934,7 +999,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
 		rows * (kSlotRowCost + task->nkeys * cpu_operator_cost + pg_gpu_tuple_cost);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * kSlotRowCost;
-	cpath->flags = 0;
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* exec_scroll.h */
 	cpath->custom_paths = list_make1(child);
 	cpath->custom_private = list_make5(task_const(task), attnos, sortops, colls, nulls_first);
 	cpath->methods = &gpusort_slot_path_methods;
@@ -1092,7 +1157,9 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 			   *join_quals = NIL;
 	ListCell   *lc;
 
-	if ((rte = plain_table(root, scan_rel)) == NULL)
+	if ((rte = plain_table(root, scan_rel,
+						   sj->probe ? sj->probe->cheapest_total_path->total_cost
+						   : ((Path *) linitial(output_rel->pathlist))->total_cost)) == NULL)
 		return sj->probe == NULL;
 
 	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
@@ -1115,13 +1182,8 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	task->sort = 1;
 	task->sort_limit = sort_limit(root);
 
-	/* the fallback: PostgreSQL's sort of the cheapest plan, with the query's output */
-	Path	   *cpu = (Path *) create_sort_path(root, output_rel,
-												cpu_path(root, input_rel->cheapest_total_path),
-												root->sort_pathkeys, root->limit_tuples);
-
-	if (!equal(cpu->pathtarget->exprs, target->exprs))
-		cpu = (Path *) create_projection_path(root, output_rel, cpu, target);
+	/* the fallback: PostgreSQL's cheapest sorted plan, with the query's output */
+	Path	   *cpu = cpu_path(root, take_ordered_path(root, output_rel));
 
 	CustomPath *cpath = makeNode(CustomPath);
 	double		rows = input_rel->rows;
@@ -1135,7 +1197,8 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	cpath->path.startup_cost = gpu_scan_cost(scan_rel, 2.0) +
 		(sj->probe ? sj->build_cost : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
-	cpath->flags = 0;
+	/* a cursor may read it backward, as it may read a Sort (exec_scroll.h) */
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cpath->custom_paths = list_make1(cpu);
 	if (sj->probe)
 		cpath->custom_paths = lappend(cpath->custom_paths, sj->build_path);
@@ -1240,6 +1303,14 @@ cpu_path(PlannerInfo *root, Path *path)
 		return cpu == sub ? path
 			: (Path *) create_projection_path(root, path->parent, cpu, path->pathtarget);
 	}
+	if (IsA(path, SortPath))
+	{
+		Path	   *sub = ((SortPath *) path)->subpath;
+		Path	   *cpu = cpu_path(root, sub);
+
+		return cpu == sub ? path
+			: (Path *) create_sort_path(root, path->parent, cpu, path->pathkeys, -1.0);
+	}
 	if (is_gpujoin_path(path))
 		return (Path *) linitial(((CustomPath *) path)->custom_paths);
 	return path;
@@ -1263,7 +1334,8 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 	ListCell   *lc;
 
 	memset(&sj, 0, sizeof(sj));
-	if (!PgGpuFindSetJoin(root, joinrel, &sj) || (rte = plain_table(root, sj.probe)) == NULL)
+	if (!PgGpuFindSetJoin(root, joinrel, &sj) || sj.probe->cheapest_total_path == NULL ||
+		(rte = plain_table(root, sj.probe, sj.probe->cheapest_total_path->total_cost)) == NULL)
 		return false;
 	if (!join_output(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars))
 		return false;

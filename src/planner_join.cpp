@@ -67,6 +67,21 @@ join_type_of(PlannerInfo *root, Relids probe, Relids build)
 	return jt;
 }
 
+/*
+ * Whether an expression holds a PlaceHolderVar: a value from the nullable side
+ * of an outer join, computed by the join that makes it, not by a table's rows,
+ * so neither side can be the plain input the GPU reads.
+ */
+static bool
+contains_placeholder(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, (bool (*)()) (void *) contains_placeholder, context);
+}
+
 /* Side of an expression: 1 probe only, 2 build only, 0 neither or both. */
 static int
 side_of(PlannerInfo *root, Expr *e, Relids probe, Relids build)
@@ -126,7 +141,8 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_pr
 	OpExpr	   *op = (OpExpr *) ri->clause;
 
 	if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		contain_volatile_functions((Node *) op) || contain_subplans((Node *) op))
+		contain_volatile_functions((Node *) op) || contain_subplans((Node *) op) ||
+		contains_placeholder((Node *) op, NULL))
 		return false;
 
 	Expr	   *l = (Expr *) linitial(op->args);
