@@ -1679,6 +1679,7 @@ group_collect(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	device_free(d_pos);
 	if (rc != cudaSuccess)
 		return from_cuda(err, rc, "cudaMemcpy groups");
+	res->group_flags = groups_flags(agg->h_groups, (int64_t) groups, agg->task, agg->layout);
 
 	/* text keys: the arena's bytes, for pg_gpu_agg_group to hand out */
 	if (agg->nblocks > 0)

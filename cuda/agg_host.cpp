@@ -652,6 +652,7 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 								 h->tab.begin() + (i + 1) * h->L.words);
 		res->ngroups = (int64_t) (h->groups.size() / h->L.words);
 		res->grows = h->grows;
+		res->group_flags = groups_flags(h->groups.data(), res->ngroups, h->task, h->L);
 	}
 	res->bytes_h2d = h->bytes;
 	res->chunks = h->chunks;

@@ -51,6 +51,8 @@ constexpr int kWNulls = 2;
 constexpr int kWKeys = 3;
 
 constexpr uint64_t kShiftUnset = 0x7ff4dead5eed0001ULL;	/* a NaN no input has */
+/* sqrt(DBL_MAX) / 2 is 6.7e153: see group_col_state */
+constexpr double kYcSafeBound = 1e153;
 constexpr uint64_t kFlagNaN = 0x1;
 constexpr uint64_t kFlagInf = 0x2;
 
@@ -780,6 +782,23 @@ group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout 
 				if (isinf(sdd))
 					c.flags |= PG_GPU_COLF_SXX_OVERFLOW;
 			}
+
+			/*
+			 * Every finite input lies within sqrt(sdd) of the shift (sd and
+			 * sdd sum the finite inputs only), so N times that bounds |x N|
+			 * and |Sx| in each of PostgreSQL's steps before an infinite input
+			 * comes, and twice it the |x N - Sx| it squares: below
+			 * kYcSafeBound the square stays finite in any order; above it
+			 * PostgreSQL may raise an overflow that these sums do not show.
+			 */
+			if (e[o.sd + 2] != kShiftUnset)
+			{
+				double		bound = c.yc_n * (fabs(as_f(e[o.sd + 2])) +
+											  sqrt(as_f(e[o.sd + 1])));
+
+				if (!(bound < kYcSafeBound))
+					c.flags |= PG_GPU_COLF_SXX_UNSURE;
+			}
 		}
 	}
 	else
@@ -801,6 +820,30 @@ group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout 
 			c.sq_hi = e[o.sq + 2];
 		}
 	}
+}
+
+/*
+ * The PG_GPU_COLF_* flags of any float column of any of n finished entries
+ * (host side, after the groups came back).
+ */
+inline uint32_t
+groups_flags(const uint64_t *groups, int64_t n, const pg_gpu_agg_task &t, const group_layout &L)
+{
+	uint32_t	f = 0;
+
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		if (!is_float_type(t.inputs[i].type) || (L.in[i].sx < 0 && L.in[i].fsum < 0))
+			continue;
+		for (int64_t g = 0; g < n; g++)
+		{
+			pg_gpu_col_state c;
+
+			group_col_state(groups + (size_t) g * L.words, t, L, i, c);
+			f |= c.flags;
+		}
+	}
+	return f;
 }
 
 /* A finished entry as the engine's interface reports a group. */

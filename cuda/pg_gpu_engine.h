@@ -327,6 +327,13 @@ typedef struct pg_gpu_col_state
 #define PG_GPU_COLF_SUM_OVERFLOW	0x1u	/* finite inputs, infinite Sx */
 #define PG_GPU_COLF_SXX_OVERFLOW	0x2u	/* finite inputs, infinite Sxx */
 #define PG_GPU_COLF_FSUM_OVERFLOW	0x4u	/* float4pl/float8pl overflow of fsum */
+/*
+ * Grouped Sx/Sxx at magnitudes where PostgreSQL's own Youngs-Cramer steps
+ * (float8_accum, float8_combine) may overflow on rounding noise alone: the GPU
+ * sums the group in another way and order, so it cannot tell whether
+ * PostgreSQL raises "value out of range: overflow"; PostgreSQL's plan decides.
+ */
+#define PG_GPU_COLF_SXX_UNSURE		0x8u
 
 typedef struct pg_gpu_agg_result
 {
@@ -336,6 +343,7 @@ typedef struct pg_gpu_agg_result
 								 * top-N selection and sorted (0: none ran) */
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
 	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
+	uint32_t	group_flags;	/* grouped: PG_GPU_COLF_* of any group's column */
 	int32_t		grows;			/* grouped: times the hash table was enlarged */
 	uint64_t	bytes_h2d;		/* bytes that crossed PCIe towards the GPU */
 	double		gpu_ms;			/* time the GPU spent in kernels/copies */

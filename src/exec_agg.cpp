@@ -1287,6 +1287,9 @@ run_on_gpu(GpuAggState *s)
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, PgGpuFallbackFor(err.status), err.message);
+	if (s->nkeys > 0 && (s->res.group_flags & PG_GPU_COLF_SXX_UNSURE))
+		return give_up(s, PG_GPU_FB_EXPR_ERROR,
+					   "float values so large that PostgreSQL's variance steps may overflow");
 	/* grouped or sorted: the engine holds the rows until they are emitted */
 	release_gpu(s, true, s->nkeys > 0 || s->sort);
 	lap(&s->t_finish, &lapt);
