@@ -10,7 +10,7 @@ PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 SRC_CPP  = $(wildcard src/*.cpp)
 OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
 
-REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set join_slot dict table_cache
+REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set join_slot dict table_cache plan_parallel sort_cursor join_placeholder agg_overflow guc_privileges
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
 
 PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && pg_config --version | grep -q ' 15' && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)
@@ -81,7 +81,7 @@ test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o cuda/dict
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck demo bench
+.PHONY: deps test unittest gpucheck pgcheck demo bench
 deps:
 	@scripts/deps.sh
 
@@ -99,6 +99,12 @@ test: deps
 # then a check of pg_gpu_stats.
 gpucheck:
 	scripts/gpucheck.sh
+
+# PostgreSQL 15's own regression files (fetched into .pgregress/), each run with
+# pg_gpu off and forced; the outputs must match (scripts/pgcheck.sh).  Without a GPU
+# on a throwaway cluster with the engine emulated; PGCHECK_EXISTING=1 on the GPU host.
+pgcheck:
+	scripts/pgcheck.sh
 
 demo: deps
 	$(MAKE) all

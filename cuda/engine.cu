@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -22,7 +23,16 @@
 namespace pg_gpu {
 namespace cuda {
 
-static bool g_initialized = false;
+/*
+ * Start-up runs on a thread of its own (pg_gpu_engine_init_async), so that the
+ * backend waiting for it still answers a cancel: creating the context takes
+ * ~0.4 s or more.  g_init_state publishes g_init_status and g_init_message.
+ */
+enum
+{
+	kInitNone = 0, kInitRunning, kInitDone
+};
+static std::atomic<int> g_init_state{kInitNone};
 static pg_gpu_status g_init_status = PG_GPU_OK;
 static char g_init_message[256];
 static uint64_t g_memory_limit = 0;
@@ -229,54 +239,93 @@ pg_gpu_engine_compiled(void)
 	return 1;
 }
 
-extern "C" pg_gpu_status
-pg_gpu_engine_init(pg_gpu_error *err)
+/* The start-up itself: the device count, device 0, its primary context. */
+static void
+init_device(void)
 {
-	if (g_initialized)
-	{
-		if (g_init_status != PG_GPU_OK)
-			return set_error(err, g_init_status, "%s", g_init_message);
-		return PG_GPU_OK;
-	}
-	g_initialized = true;
-
-	SignalsBlocked blocked;		/* CUDA starts its helper threads here */
 	int			n = 0;
 	cudaError_t rc = cudaGetDeviceCount(&n);
+	pg_gpu_error e;
 
 	if (rc != cudaSuccess || n == 0)
 	{
-		pg_gpu_error e;
-
 		if (rc != cudaSuccess)
 			from_cuda(&e, rc, "cudaGetDeviceCount");
 		else
 			set_error(&e, PG_GPU_NO_DEVICE, "no CUDA device found");
-		e.status = PG_GPU_NO_DEVICE;
-		g_init_status = e.status;
+		g_init_status = PG_GPU_NO_DEVICE;
 		memcpy(g_init_message, e.message, sizeof(g_init_message));
-		return set_error(err, e.status, "%s", e.message);
+		return;
 	}
 	rc = cudaSetDevice(0);
 	if (rc == cudaSuccess)
 		rc = cudaFree(0);		/* create the primary context now */
 	if (rc != cudaSuccess)
 	{
-		pg_gpu_error e;
-
 		from_cuda(&e, rc, "cudaSetDevice");
 		g_init_status = PG_GPU_NO_DEVICE;
 		memcpy(g_init_message, e.message, sizeof(g_init_message));
-		return set_error(err, PG_GPU_NO_DEVICE, "%s", e.message);
+		return;
 	}
 	g_init_status = PG_GPU_OK;
+}
+
+extern "C" int
+pg_gpu_engine_init_async(void)
+{
+	int			expected = kInitNone;
+
+	if (g_init_state.compare_exchange_strong(expected, kInitRunning))
+	{
+		try
+		{
+			SignalsBlocked blocked;	/* the thread, and CUDA's helpers, inherit this mask */
+
+			std::thread([]() {
+				init_device();
+				g_init_state.store(kInitDone, std::memory_order_release);
+			}).detach();
+		}
+		catch (...)
+		{
+			/* no thread: start here, without answering a cancel meanwhile */
+			SignalsBlocked blocked;
+
+			init_device();
+			g_init_state.store(kInitDone, std::memory_order_release);
+		}
+	}
+	if (g_init_state.load(std::memory_order_acquire) != kInitDone)
+		return 0;
+	return g_init_status == PG_GPU_OK ? 1 : -1;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_engine_init(pg_gpu_error *err)
+{
+	static thread_local bool bound = false;
+
+	while (pg_gpu_engine_init_async() == 0)
+		std::this_thread::sleep_for(std::chrono::microseconds(200));
+	if (g_init_status != PG_GPU_OK)
+		return set_error(err, g_init_status, "%s", g_init_message);
+	/* this thread uses device 0's primary context, made current by another */
+	if (!bound)
+	{
+		cudaError_t rc = cudaSetDevice(0);
+
+		if (rc != cudaSuccess)
+			return from_cuda(err, rc, "cudaSetDevice");
+		bound = true;
+	}
 	return PG_GPU_OK;
 }
 
 extern "C" int
 pg_gpu_engine_initialized(void)
 {
-	return g_initialized && g_init_status == PG_GPU_OK;
+	return g_init_state.load(std::memory_order_acquire) == kInitDone &&
+		g_init_status == PG_GPU_OK;
 }
 
 extern "C" void

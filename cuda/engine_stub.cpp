@@ -32,6 +32,7 @@ not_compiled(pg_gpu_error *err)
 extern "C" int pg_gpu_engine_compiled(void) { return 0; }
 extern "C" pg_gpu_status pg_gpu_engine_init(pg_gpu_error *err) { return not_compiled(err); }
 extern "C" int pg_gpu_engine_initialized(void) { return 0; }
+extern "C" int pg_gpu_engine_init_async(void) { return -1; }
 extern "C" void pg_gpu_engine_set_memory_limit(uint64_t) {}
 
 extern "C" int

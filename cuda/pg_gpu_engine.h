@@ -57,6 +57,14 @@ int			pg_gpu_engine_compiled(void);
 pg_gpu_status pg_gpu_engine_init(pg_gpu_error *err);
 int			pg_gpu_engine_initialized(void);
 
+/*
+ * The same start-up on a thread of the engine's, for a caller that must keep
+ * answering interrupts meanwhile: starts it if it has not started; then 0 while
+ * it runs, 1 once CUDA is up, -1 if there is no GPU (pg_gpu_engine_init then
+ * says why).
+ */
+int			pg_gpu_engine_init_async(void);
+
 /* Cap on the engine's own device allocations, bytes (0 = whole device). */
 void		pg_gpu_engine_set_memory_limit(uint64_t bytes);
 

@@ -7,6 +7,13 @@
  * there (the most favourable to the CPU, so the GPU is chosen conservatively):
  * ~0.35 ms fixed per query, ~0.35 us per page read in place, ~1.5 us per page
  * copied, ~0.4 s to start CUDA in a backend.  See bench/RESULTS.md.
+ *
+ * Who may set what, as PostgreSQL does with its own: the planner's switches and
+ * costs (like enable_* and *_cost) and per-query host memory (like work_mem)
+ * are for every user; what takes the cluster's GPU and its memory (memory caps,
+ * the table cache, buffer registration, chunk sizes, pin workers) and the test
+ * settings that inject failures, emulate the GPU or turn fallbacks into
+ * warnings are for superusers (PGC_SUSET).
  */
 extern "C" {
 #include "postgres.h"
@@ -103,7 +110,7 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.device_memory_limit",
 							"Caps the GPU memory one query's engine may allocate (0: no cap).",
 							NULL, &pg_gpu_device_memory_limit, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.table_cache_size",
 							"GPU memory a backend may keep tables' pages in between queries "
 							"(0: none).",
@@ -111,7 +118,7 @@ PgGpuDefineGucs(void)
 							"memory as it is read; later scans read the copies while the "
 							"visibility map shows the table unchanged.",
 							&pg_gpu_table_cache_size, 1024 * 1024, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.slot_sort_memory",
 							"Host memory a GpuSort over a child plan (a join, say) keeps its rows "
 							"in, and a join's build side its keys; beyond it, PostgreSQL's "
@@ -126,45 +133,45 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.chunk_pages",
 							"Heap pages per chunk sent to the GPU.",
 							NULL, &pg_gpu_chunk_pages, 4096, 1, 1 << 20,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.register_buffers",
 							 "Lets the GPU read the shared buffer pool in place.",
 							 "When off, pages are copied through pinned staging buffers.",
 							 &pg_gpu_register_buffers, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.register_min_pages",
 							"Smallest table that makes a backend register the buffer pool with the GPU.",
 							"Registering costs tens of milliseconds per GB of shared_buffers, once per backend; smaller tables are copied.",
 							&pg_gpu_register_min_pages, 4096, 0, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers",
 							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",
 							"0 pins in the backend itself.",
 							&pg_gpu_pin_workers, 8, 0, 64,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers_min_pages",
 							"Smallest table for which pin workers are started.",
 							NULL, &pg_gpu_pin_workers_min_pages, 16384, 0, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.pin_workers_early",
 							 "Starts a join's probe-side pin workers before its key set is built.",
 							 "Their start-up and first chunks then overlap the build.",
 							 &pg_gpu_pin_workers_early, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.expect_gpu",
 							 "Warns whenever a query planned for the GPU falls back to the CPU.",
 							 "Used by make gpucheck to prove offload on a GPU host.",
 							 &pg_gpu_expect_gpu, false,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.debug_fail_after_chunks",
 							"Simulates a GPU failure after this many chunks (-1: never).",
 							"For testing the mid-query CPU fallback.",
 							&pg_gpu_debug_fail_after_chunks, -1, -1, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.emulate_gpu",
 							 "Runs the GPU engine's code on the CPU instead of a GPU.",
 							 "For testing GPU plans end to end on machines without a GPU.",
 							 &pg_gpu_emulate_gpu, false,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pg_gpu");
 }

@@ -53,6 +53,17 @@ PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 		return false;
 	}
 	pg_gpu_engine_set_memory_limit((uint64) pg_gpu_device_memory_limit * 1024);
+
+	/*
+	 * CUDA starts on a thread of the engine's (~0.4 s or more, once per
+	 * backend): a cancel or statement_timeout meanwhile ends the query at once,
+	 * and the start-up goes on for the next one.
+	 */
+	while (pg_gpu_engine_init_async() == 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000);
+	}
 	if (pg_gpu_engine_init(&err) == PG_GPU_OK)
 		return true;
 	engine_failed = true;
