@@ -16,6 +16,7 @@ extern "C" {
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "utils/builtins.h"
 
 #include "pg_gpu.h"
@@ -40,6 +41,19 @@ PgGpuDeviceLikely(void)
 	return device_likely == 1;
 }
 
+static bool exit_wait_registered = false;
+
+/*
+ * At exit, a start-up still running on the engine's thread (its query was
+ * cancelled) finishes first: the CUDA runtime must not be torn down under it.
+ */
+static void
+wait_for_engine_start(int code, Datum arg)
+{
+	for (int i = 0; i < 30000 && pg_gpu_engine_init_async() == 0; i++)
+		pg_usleep(1000);
+}
+
 bool
 PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 {
@@ -59,6 +73,11 @@ PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 	 * backend): a cancel or statement_timeout meanwhile ends the query at once,
 	 * and the start-up goes on for the next one.
 	 */
+	if (!exit_wait_registered)
+	{
+		on_proc_exit(wait_for_engine_start, (Datum) 0);
+		exit_wait_registered = true;
+	}
 	while (pg_gpu_engine_init_async() == 0)
 	{
 		CHECK_FOR_INTERRUPTS();
