@@ -56,7 +56,7 @@ def setup():
     one(f"""CREATE EXTENSION pg_gpu;
 SET synchronous_commit = on;
 CREATE TABLE fl_t (id int8, g int4, i4 int4, f8 float8);
-INSERT INTO fl_t SELECT i, i % 1000, (i * 7919) % 1000003, ((i * 31) % 100003) / 7.0
+INSERT INTO fl_t SELECT i, i % 1000, (i::int8 * 7919 % 1000003)::int4, ((i * 31) % 100003) / 7.0
   FROM generate_series(1, {ROWS}) i;
 CREATE TABLE fl_dim AS SELECT i AS g, 'd' || i AS name FROM generate_series(0, 999, 3) i;
 VACUUM ANALYZE fl_t;
@@ -64,8 +64,30 @@ VACUUM ANALYZE fl_dim;""")
 
 
 def device_free():
-    out = one("SELECT free_memory FROM pg_gpu_devices() WHERE ordinal = 0")
-    return int(out) if out else None
+    """Free device memory seen from a new session, once backends that ended
+    have given theirs back (a context's teardown takes a while)."""
+    last = None
+    for _ in range(20):
+        out = one("SELECT free_memory FROM pg_gpu_devices() WHERE ordinal = 0")
+        if not out:
+            return None
+        cur = int(out)
+        if last is not None and abs(cur - last) < (16 << 20):
+            return cur
+        last = cur
+        time.sleep(0.5)
+    return last
+
+
+def durations():
+    """Each query's time on the GPU, warm, in ms."""
+    script = ["\\timing on", "SET pg_gpu.force = on;"]
+    for q in QUERIES.values():
+        script += [f"{q};", f"{q};"]
+    out, err = psql("\n".join(script) + "\n")
+    times = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out + err)]
+    times = times[-2 * len(QUERIES):]
+    return {name: times[2 * i + 1] for i, name in enumerate(QUERIES)}
 
 
 def main():
@@ -118,25 +140,29 @@ def main():
         if hit and q_ms > 250:
             failures.append(f"first query cancelled only after {q_ms:.0f} ms (limit 250)")
 
-    # 2. cancels at random points, in one session
+    # 2. cancels at random points, in one session: a timeout anywhere from 1 ms
+    # to the query's own warm time
+    took = durations()
+    print("warm times, ms: " + ", ".join(f"{n} {t:.0f}" for n, t in took.items()))
     free0 = device_free()
     one("SELECT pg_gpu_stats_reset()")
-    script = ["\\timing on", "SET pg_gpu.force = on;"]
+    # no table cache: its copies would count as memory not given back
+    script = ["\\timing on", "SET pg_gpu.force = on;", "SET pg_gpu.table_cache_size = 0;"]
     names = list(QUERIES)
-    # warm: every query once, so the engine's pools hold what they will hold
-    for name in names:
+    # warm: every query twice, so the engine's pools hold what they will hold
+    for name in names * 2:
         script.append(f"{QUERIES[name]};")
     free_sql = "SELECT 'free|' || free_memory FROM pg_gpu_devices() WHERE ordinal = 0;"
     script.append(free_sql)
     plan = []
     for i in range(args.cancels):
         name = rnd.choice(names)
-        ms = rnd.randint(1, 400)
+        ms = rnd.randint(1, max(2, int(took[name] * 1.1)))
         plan.append((name, ms))
         script.append(f"SET statement_timeout = '{ms}ms';")
         script.append(f"{QUERIES[name]};")
     script.append("RESET statement_timeout;")
-    for name in names:
+    for name in names * 2:
         script.append(f"{QUERIES[name]};")
     script.append(free_sql)
     script.append("SELECT node, gpu_executions, cpu_fallbacks FROM pg_gpu_stats ORDER BY node;")

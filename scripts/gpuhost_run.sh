@@ -22,6 +22,22 @@ if [ "${SKIP_GPUCHECK:-0}" != 1 ]; then
   tail -25 "$OUT/gpucheck.log"
   [ -f tmp/regress/regression.diffs ] && cp tmp/regress/regression.diffs "$OUT/" && head -80 tmp/regress/regression.diffs
 fi
+# issue 18's checks, each when asked for: faults (cancels, timeouts, injected
+# failures), PostgreSQL's regression suite off vs forced, random differential queries
+if [ "${FAULTS:-0}" = 1 ]; then
+  PYTHONUNBUFFERED=1 pgrun python3 scripts/faults.py > "$OUT/faults.log" 2>&1; echo "faults rc=$?"
+  tail -30 "$OUT/faults.log"
+fi
+if [ "${PGCHECK:-0}" = 1 ]; then
+  PGCHECK_EXISTING=1 pgrun make pgcheck > "$OUT/pgcheck.log" 2>&1; echo "pgcheck rc=$?"
+  tail -25 "$OUT/pgcheck.log"
+  [ -d tmp/pgcheck ] && tar czf "$OUT/pgcheck.tgz" -C tmp pgcheck
+fi
+if [ "${FUZZ:-0}" -gt 0 ]; then
+  FUZZ_EXISTING=1 pgrun python3 scripts/fuzz.py --existing --queries "$FUZZ" ${FUZZ_SEED:+--seed $FUZZ_SEED} > "$OUT/fuzz.log" 2>&1; echo "fuzz rc=$?"
+  tail -25 "$OUT/fuzz.log"
+  [ -d tmp/fuzz ] && tar czf "$OUT/fuzz.tgz" -C tmp fuzz
+fi
 if [ $# -gt 0 ]; then
   python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
   cat "$OUT/bench.log" | tail -40
