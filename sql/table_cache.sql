@@ -177,6 +177,21 @@ RESET pg_gpu.debug_fail_after_chunks;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
 SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 
+-- an expression that raises an error on a row in the middle of the table, in the
+-- scan that fills: the engine stops there and makes no copies of the chunks after
+-- it, so none are kept, and later scans see every row (they saw only the first
+-- chunks' rows)
+UPDATE tc_t SET f8 = f8 WHERE id = 98;
+SELECT tc_quiet();
+VACUUM tc_t;
+SELECT id AS tc_mid FROM tc_t WHERE ctid >= '(100,1)'::tid ORDER BY ctid LIMIT 1 \gset
+SET pg_gpu.chunk_pages = 16;
+SELECT sum(100 / (id - :tc_mid)) FROM tc_t;
+SELECT count(*), sum(id) FROM tc_t;
+SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
+SELECT count(*), sum(id) FROM tc_t;
+RESET pg_gpu.chunk_pages;
+
 -- no copies beyond pg_gpu.table_cache_size, nor with it 0; tables that are not
 -- WAL-logged are never copied
 SET pg_gpu.table_cache_size = '64kB';

@@ -1038,10 +1038,19 @@ scan_pages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages)
 		ok = scan_cached(ps, lapt);
 	else
 		ok = scan_shared_buffers(ps, lapt, pin_workers_min_pages);
-	/* the engine has finished with every page: a fill's copies are complete */
-	if (ok)
-		PgGpuTableCacheDone(&ps->tc, ps->rel, true);
 	return ok;
+}
+
+/*
+ * The engine finished the scan without an error: a fill's copies are complete.
+ * Not before: an engine that meets an error (an expression's, a page it cannot
+ * decode) stops working on chunks, and their copies were never made; such a
+ * scan's fill is abandoned by scan_release.
+ */
+static void
+scan_complete(PgGpuPageScan *ps)
+{
+	PgGpuTableCacheDone(&ps->tc, ps->rel, true);
 }
 
 /* Pin the relation's pages in shared buffers and hand them to the engine. */
@@ -1189,6 +1198,7 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
 			else
 			{
+				scan_complete(&ps);
 				out->nonempty = res.nrows > 0;
 				out->pages = res.pages;
 				out->gpu_ms = res.gpu_ms;
@@ -1287,6 +1297,7 @@ run_on_gpu(GpuAggState *s)
 	INSTR_TIME_SET_CURRENT(lapt);
 	if (pg_gpu_agg_finish(s->agg, &s->res, &err) != PG_GPU_OK)
 		return give_up(s, PgGpuFallbackFor(err.status), err.message);
+	scan_complete(&s->scan);
 	if (s->nkeys > 0 && (s->res.group_flags & PG_GPU_COLF_SXX_UNSURE))
 		return give_up(s, PG_GPU_FB_EXPR_ERROR,
 					   "float values so large that PostgreSQL's variance steps may overflow");
