@@ -29,7 +29,7 @@ if [ "${FAULTS:-0}" = 1 ]; then
   tail -30 "$OUT/faults.log"
 fi
 if [ "${PGCHECK:-0}" = 1 ]; then
-  PGCHECK_EXISTING=1 pgrun make pgcheck > "$OUT/pgcheck.log" 2>&1; echo "pgcheck rc=$?"
+  PGCHECK_EXISTING=1 PGCHECK_SERVER_LOG=/tmp/pg.log pgrun scripts/pgcheck.sh > "$OUT/pgcheck.log" 2>&1; echo "pgcheck rc=$?"
   tail -25 "$OUT/pgcheck.log"
   [ -d tmp/pgcheck ] && tar czf "$OUT/pgcheck.tgz" -C tmp pgcheck
 fi
