@@ -81,18 +81,22 @@ test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o cuda/dict
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck pgcheck demo bench
+.PHONY: deps test unittest gpucheck pgcheck demo bench fuzz
 deps:
 	@scripts/deps.sh
 
 unittest: test/engine_test
 	test/engine_test
 
-# make test: build, engine unit tests, pg_regress on a throwaway preloaded cluster
+# make test: build, engine unit tests, pg_regress on a throwaway preloaded cluster,
+# then PostgreSQL's own regression files (pgcheck) and 300 random differential
+# queries with a new seed (fuzz), both with the engine emulated on the CPU
 test: deps
 	$(MAKE) all
 	$(MAKE) unittest
 	scripts/regress.sh
+	scripts/pgcheck.sh
+	python3 scripts/fuzz.py --queries 300
 
 # On the GPU host (after `source .gpuhost/pg-up` and make install): the regression
 # suite with every fallback of a query meant for the GPU turned into a warning,
@@ -112,6 +116,13 @@ demo: deps
 
 bench:
 	bench/run.sh
+
+# Random differential queries (scripts/fuzz.py): each run with pg_gpu off and forced,
+# results and errors compared, pg_gpu_stats counting the GPU runs.  Without a GPU on a
+# throwaway cluster with the engine emulated (300 queries, about a minute);
+# FUZZ_ARGS="--seed N --queries N" to replay or go longer; FUZZ_EXISTING=1 on the GPU host.
+fuzz:
+	python3 scripts/fuzz.py $(FUZZ_ARGS)
 
 installcheck: tmp/regress
 tmp/regress:
