@@ -347,6 +347,18 @@ def pg_bindir():
     sys.exit("fuzz: PostgreSQL 15's pg_config not found (set PG_CONFIG)")
 
 
+
+def read_log_since(server):
+    """Server log lines written since the last call (server.log, server.log_pos)."""
+    try:
+        with open(server.log, errors="replace") as f:
+            f.seek(server.log_pos)
+            text = f.read()
+            server.log_pos = f.tell()
+        return text
+    except OSError:
+        return ""
+
 class OwnCluster:
     """initdb + pg_ctl under a temporary directory, as 'postgres' when we are root."""
 
@@ -414,15 +426,7 @@ log_line_prefix = '%%m [%%p] '
             sys.exit("fuzz: pg_ctl start failed:\n" + r.stdout + r.stderr + tail)
 
     def new_log(self):
-        """Server log lines written since the last call."""
-        try:
-            with open(self.log, errors="replace") as f:
-                f.seek(self.log_pos)
-                text = f.read()
-                self.log_pos = f.tell()
-            return text
-        except OSError:
-            return ""
+        return read_log_since(self)
 
     def stop(self):
         self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
@@ -446,16 +450,7 @@ class ExistingServer:
         pass
 
     def new_log(self):
-        if not self.log:
-            return ""
-        try:
-            with open(self.log, errors="replace") as f:
-                f.seek(self.log_pos)
-                text = f.read()
-                self.log_pos = f.tell()
-            return text
-        except OSError:
-            return ""
+        return read_log_since(self) if self.log else ""
 
     def stop(self):
         pass
