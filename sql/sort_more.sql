@@ -72,6 +72,31 @@ SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x
 SET pg_gpu.enabled = off;
 SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, id) x;
 SET pg_gpu.enabled = on;
+-- the same under LIMIT, with a next key that would order the ties wrongly, and
+-- values of 70, 65 and 65 bytes that differ only after byte 64 ('P' < 'a' < 'b'):
+-- PostgreSQL's order (issue 18: the H200 gave the next key's order with LIMIT)
+CREATE TABLE sx_long (id int4, t text COLLATE "C", i2 int2);
+INSERT INTO sx_long SELECT i,
+  CASE WHEN i % 400 = 0 THEN repeat('P', 70) WHEN i % 400 = 1 THEN repeat('P', 64) || 'a'
+       WHEN i % 400 = 2 THEN repeat('P', 64) || 'b' WHEN i % 50 = 3 THEN ''
+       WHEN i % 30 = 4 THEN NULL ELSE 'k' || (i % 600) END,
+  ((i * 7919) % 2001 - 1000)::int2
+  FROM generate_series(1, 40000) i;
+VACUUM ANALYZE sx_long;
+SELECT gpusort_did('SELECT id FROM sx_long ORDER BY t, i2, id LIMIT 1000 OFFSET 50', 'long key ties');
+SELECT md5(string_agg(id::text, ',')) FROM
+  (SELECT id FROM sx_long ORDER BY t, i2, id LIMIT 1000 OFFSET 50) x;
+SELECT id, left(t, 3), length(t), i2 FROM sx_long WHERE t LIKE 'PPP%'
+  ORDER BY t, i2 DESC, id LIMIT 5 OFFSET 98;
+SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, f8, id LIMIT 60 OFFSET 5) x;
+SET pg_gpu.enabled = off;
+SELECT md5(string_agg(id::text, ',')) FROM
+  (SELECT id FROM sx_long ORDER BY t, i2, id LIMIT 1000 OFFSET 50) x;
+SELECT id, left(t, 3), length(t), i2 FROM sx_long WHERE t LIKE 'PPP%'
+  ORDER BY t, i2 DESC, id LIMIT 5 OFFSET 98;
+SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM sx ORDER BY lt, f8, id LIMIT 60 OFFSET 5) x;
+SET pg_gpu.enabled = on;
+DROP TABLE sx_long;
 -- a compressed key value: PostgreSQL re-runs the sort
 CREATE TABLE sx_toast (id int4, t text COLLATE "C");
 INSERT INTO sx_toast SELECT i, 'k' || (i % 3) FROM generate_series(1, 1000) i;
