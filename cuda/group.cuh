@@ -823,27 +823,28 @@ group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout 
 }
 
 /*
- * The PG_GPU_COLF_* flags of any float column of any of n finished entries
- * (host side, after the groups came back).
+ * PG_GPU_COLF_SXX_UNSURE if any Youngs-Cramer column (avg, var, stddev of a
+ * float) of any of n finished entries has it, else 0: a pass over the groups on
+ * the host after they came back, only for tasks with such columns, stopping at
+ * the first.  The other flags raise their errors as the groups are emitted.
  */
 inline uint32_t
 groups_flags(const uint64_t *groups, int64_t n, const pg_gpu_agg_task &t, const group_layout &L)
 {
-	uint32_t	f = 0;
-
 	for (int i = 0; i < t.ninputs; i++)
 	{
-		if (!is_float_type(t.inputs[i].type) || (L.in[i].sx < 0 && L.in[i].fsum < 0))
+		if (!is_float_type(t.inputs[i].type) || L.in[i].sx < 0)
 			continue;
 		for (int64_t g = 0; g < n; g++)
 		{
 			pg_gpu_col_state c;
 
 			group_col_state(groups + (size_t) g * L.words, t, L, i, c);
-			f |= c.flags;
+			if (c.flags & PG_GPU_COLF_SXX_UNSURE)
+				return PG_GPU_COLF_SXX_UNSURE;
 		}
 	}
-	return f;
+	return 0;
 }
 
 /* A finished entry as the engine's interface reports a group. */

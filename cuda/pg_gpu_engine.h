@@ -351,7 +351,7 @@ typedef struct pg_gpu_agg_result
 								 * top-N selection and sorted (0: none ran) */
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
 	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
-	uint32_t	group_flags;	/* grouped: PG_GPU_COLF_* of any group's column */
+	uint32_t	group_flags;	/* grouped: PG_GPU_COLF_SXX_UNSURE if any group has it */
 	int32_t		grows;			/* grouped: times the hash table was enlarged */
 	uint64_t	bytes_h2d;		/* bytes that crossed PCIe towards the GPU */
 	double		gpu_ms;			/* time the GPU spent in kernels/copies */

@@ -295,9 +295,9 @@ add_upper_expr(GpuAggBuild *b, Node *expr)
 /*
  * The input of a GpuAgg or GpuSort: one plain table (no inheritance, no sampling),
  * big enough to be worth starting GPU work for; its range-table entry, or NULL.
- * scan_cost is what PostgreSQL's cheapest plan of the table costs; the caller
- * passes it because in UPPERREL_ORDERED the rel's own cheapest path may have
- * been freed (see ordered_fallback).
+ * scan_cost is what PostgreSQL's cheapest plan of the table costs (for ORDER BY,
+ * its cheapest sorted plan); the caller passes it because in UPPERREL_ORDERED the
+ * rel's own cheapest path may have been freed (see take_ordered_path).
  */
 static RangeTblEntry *
 plain_table(PlannerInfo *root, RelOptInfo *input_rel, double scan_cost)
@@ -919,6 +919,8 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 {
 	Query	   *parse = root->parse;
 	Path	   *child = sorted_input_path(input_rel, output_rel);
+	/* the columns the keys are found in: the input's, or the sorted plan's */
+	List	   *in_exprs = (child ? child : (Path *) linitial(output_rel->pathlist))->pathtarget->exprs;
 	pg_gpu_agg_task *task;
 	List	   *attnos = NIL,
 			   *sortops = NIL,
@@ -948,7 +950,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 		bool		desc = false;
 		ListCell   *lc2;
 
-		foreach(lc2, (child ? child : (Path *) linitial(output_rel->pathlist))->pathtarget->exprs)
+		foreach(lc2, in_exprs)
 		{
 			i++;
 			if (equal(lfirst(lc2), expr))
