@@ -2110,8 +2110,13 @@ sort_run_close(pg_gpu_agg *agg, bool last, pg_gpu_error *err)
 		return st;
 	if (perm)
 		agg->topn_rows += nperm;
-	else if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, np, &perm, err)) != PG_GPU_OK)
-		return st;
+	else
+	{
+		/* no select (or too many ties at its threshold): every row is sorted */
+		nperm = n;
+		if ((st = sort_rows(agg->max_blocks, n, agg->sa.w, ps, np, &perm, err)) != PG_GPU_OK)
+			return st;
+	}
 	if (ss.longs)
 		st = check_ordered(agg->sa, perm, nperm, t, agg->d_flag, blocks, err);
 	/* references and sizes of the first m rows, offsets by an exclusive scan */
