@@ -7,8 +7,14 @@ EXTENSION  = pg_gpu
 DATA       = pg_gpu--0.1.sql
 PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 
-SRC_CPP  = $(wildcard src/*.cpp)
-OBJS     = $(SRC_CPP:.cpp=.o) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
+# sources one folder deep at most (src/<zone>/, cuda/<operator>/)
+SRC_CPP  = $(wildcard src/*.cpp src/*/*.cpp)
+SRC_H    = $(wildcard src/*.h src/*/*.h)
+# the engine's host side, built with the host compiler (the CPU emulation among it)
+HOST_SRCS = $(filter-out cuda/engine_stub.cpp,$(wildcard cuda/*.cpp cuda/*/*.cpp))
+HOST_OBJS = $(HOST_SRCS:.cpp=.o)
+CUDA_H    = $(wildcard cuda/*.cuh cuda/*.h cuda/*/*.cuh cuda/*/*.h)
+OBJS     = $(SRC_CPP:.cpp=.o) $(HOST_OBJS)
 
 REGRESS      = agg_basic agg_special agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text sort_basic sort_more sort_numeric sort_slot join_set join_slot dict table_cache plan_parallel sort_cursor join_placeholder agg_overflow guc_privileges
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
@@ -25,7 +31,7 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCC_FLAGS ?= -std=c++17 -O3 --fmad=false $(NVCC_GENCODE) \
               -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall
 
-CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_SRCS = $(wildcard cuda/*.cu cuda/*/*.cu)
 CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 ENGINE_LIB = cuda/libpg_gpu_engine.a
 
@@ -45,7 +51,7 @@ PG_CXXFLAGS  = -std=gnu++17 -fvisibility=hidden -Wno-missing-field-initializers 
 ifdef WERROR
 PG_CXXFLAGS += -Werror
 endif
-EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o test/engine_test bench/dict_bench tmp/regress
+EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o cuda/*/*.o test/engine_test bench/dict_bench tmp/regress
 
 # The GPU host has no clang: no LLVM bitcode.
 override with_llvm = no
@@ -59,26 +65,26 @@ $(ENGINE_LIB): $(ENGINE_OBJS)
 	@echo "$(ENGINE_NOTE)"
 	rm -f $@ && ar rcs $@ $^
 
-cuda/%.o: cuda/%.cu $(wildcard cuda/*.cuh cuda/*.h)
+cuda/%.o: cuda/%.cu $(CUDA_H)
 	$(NVCC) $(NVCC_FLAGS) -Icuda -c $< -o $@
 
-cuda/%.o: cuda/%.cpp $(wildcard cuda/*.cuh cuda/*.h)
+cuda/%.o: cuda/%.cpp $(CUDA_H)
 	$(CXX) -std=c++17 -O2 -fPIC -fvisibility=hidden -Wall -Icuda -c $< -o $@
 
-$(SRC_CPP:.cpp=.o): $(wildcard src/*.h cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h)
+$(SRC_CPP:.cpp=.o): $(SRC_H) cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
 
 # ---- tests ---------------------------------------------------------------
 # Engine unit tests: no database; on a machine without a GPU they check the
 # CPU reference and the state arithmetic, and say the kernels were skipped.
 ifneq ($(NVCC),)
-test/engine_test: test/engine_test.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+test/engine_test: test/engine_test.cu $(ENGINE_LIB) $(HOST_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 # the dictionary benchmark (bench/dict_bench.cu; GPU host)
-bench/dict_bench: bench/dict_bench.cu $(ENGINE_LIB) cuda/host_math.o cuda/agg_host.o cuda/dict_host.o
-	$(NVCC) $(NVCC_FLAGS) -Icuda $< cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+bench/dict_bench: bench/dict_bench.cu $(ENGINE_LIB) $(HOST_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
-test/engine_test: test/engine_test.cu cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB)
-	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none cuda/host_math.o cuda/agg_host.o cuda/dict_host.o $(ENGINE_LIB) -o $@
+test/engine_test: test/engine_test.cu $(HOST_OBJS) $(ENGINE_LIB)
+	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
 .PHONY: deps test unittest gpucheck pgcheck demo bench fuzz
