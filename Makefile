@@ -1,6 +1,6 @@
 # pg_gpu — PGXS build.  nvcc compiles cuda/ into a static library linked with
 # -lcudart_static, so pg_gpu.so loads on machines without a GPU driver.  Without
-# nvcc the engine is compiled out (cuda/engine_stub.cpp) and the build says so.
+# nvcc the engine is compiled out (cuda/engine/engine_stub.cpp) and the build says so.
 
 MODULE_big = pg_gpu
 EXTENSION  = pg_gpu
@@ -11,7 +11,7 @@ PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 SRC_CPP  = $(wildcard src/*.cpp src/*/*.cpp)
 SRC_H    = $(wildcard src/*.h src/*/*.h)
 # the engine's host side, built with the host compiler (the CPU emulation among it)
-HOST_SRCS = $(filter-out cuda/engine_stub.cpp,$(wildcard cuda/*.cpp cuda/*/*.cpp))
+HOST_SRCS = $(filter-out cuda/engine/engine_stub.cpp,$(wildcard cuda/*.cpp cuda/*/*.cpp))
 HOST_OBJS = $(HOST_SRCS:.cpp=.o)
 CUDA_H    = $(wildcard cuda/*.cuh cuda/*.h cuda/*/*.cuh cuda/*/*.h)
 OBJS     = $(SRC_CPP:.cpp=.o) $(HOST_OBJS)
@@ -40,7 +40,7 @@ ENGINE_OBJS = $(CUDA_OBJS)
 SHLIB_LINK += $(ENGINE_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread
 ENGINE_NOTE = pg_gpu: building the GPU engine with $(NVCC) (archs: $(CUDA_ARCHS))
 else
-ENGINE_OBJS = cuda/engine_stub.o
+ENGINE_OBJS = cuda/engine/engine_stub.o
 SHLIB_LINK += $(ENGINE_LIB)
 ENGINE_NOTE = pg_gpu: nvcc not found - building without the GPU engine (CPU plans only)
 endif

@@ -26,13 +26,13 @@
 
 #include "cub.cuh"
 
-#include "agg_host.h"
+#include "emulate/emulate.h"
 #include "agg_state.cuh"
-#include "engine_internal.cuh"
-#include "group.cuh"
+#include "engine/engine_internal.cuh"
+#include "group/group.cuh"
 #include "heap_deform.cuh"
-#include "sort.cuh"
-#include "sort_merge.h"
+#include "sort/sort.cuh"
+#include "sort/sort_merge.h"
 
 namespace pg_gpu {
 namespace cuda {

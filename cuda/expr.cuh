@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
-#include "trie.cuh"
+#include "dict/trie.cuh"
 
 namespace pg_gpu {
 namespace cuda {

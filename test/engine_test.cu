@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "agg_state.cuh"
-#include "group.cuh"
+#include "group/group.cuh"
 #include "heap_deform.cuh"
 #include "pg_gpu_engine.h"
 

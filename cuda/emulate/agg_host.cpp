@@ -13,11 +13,11 @@
 #include <new>
 #include <vector>
 
-#include "agg_host.h"
-#include "group.cuh"
+#include "emulate/emulate.h"
+#include "group/group.cuh"
 #include "heap_deform.cuh"
-#include "sort.cuh"
-#include "sort_merge.h"
+#include "sort/sort.cuh"
+#include "sort/sort_merge.h"
 
 using namespace pg_gpu::cuda;
 

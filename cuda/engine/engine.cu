@@ -18,7 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "engine_internal.cuh"
+#include "engine/engine_internal.cuh"
 
 namespace pg_gpu {
 namespace cuda {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
-#include "engine_internal.cuh"
+#include "engine/engine_internal.cuh"
 
 namespace pg_gpu {
 namespace cuda {

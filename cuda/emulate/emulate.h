@@ -10,8 +10,8 @@
 #define PG_GPU_AGG_HOST_H
 
 #include "pg_gpu_engine.h"
-#include "keyset.cuh"
-#include "sort.cuh"
+#include "keyset/keyset.cuh"
+#include "sort/sort.cuh"
 
 struct host_agg;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg_host.h"
+#include "emulate/emulate.h"
 #include "pg_gpu_engine.h"
 
 /* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run. */

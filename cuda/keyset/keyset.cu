@@ -8,9 +8,9 @@
 
 #include "cub.cuh"
 
-#include "agg_host.h"
-#include "engine_internal.cuh"
-#include "keyset.cuh"
+#include "emulate/emulate.h"
+#include "engine/engine_internal.cuh"
+#include "keyset/keyset.cuh"
 
 using namespace pg_gpu::cuda;
 

@@ -17,8 +17,8 @@
 #include <numeric>
 #include <vector>
 
-#include "agg_host.h"
-#include "trie.cuh"
+#include "emulate/emulate.h"
+#include "dict/trie.cuh"
 
 using namespace pg_gpu::cuda;
 
