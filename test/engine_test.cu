@@ -27,6 +27,7 @@
 #include "agg_state.cuh"
 #include "group/group.cuh"
 #include "heap_deform.cuh"
+#include "scan/page_walk.cuh"
 #include "pg_gpu_engine.h"
 
 using namespace pg_gpu::cuda;

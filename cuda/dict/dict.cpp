@@ -17,8 +17,9 @@
 #include <numeric>
 #include <vector>
 
-#include "emulate/emulate.h"
 #include "dict/trie.cuh"
+#include "emulate/emulate.h"
+#include "keyset/keyset_engine.h"
 
 using namespace pg_gpu::cuda;
 

@@ -102,11 +102,7 @@ static Pool g_pinned_pool;
 static size_t
 size_class(size_t bytes)
 {
-	size_t		c = 4096;
-
-	while (c < bytes)
-		c <<= 1;
-	return c;
+	return pow2_at_least(bytes, 4096);
 }
 
 static bool

@@ -8,9 +8,10 @@
 
 #include "cub.cuh"
 
-#include "emulate/emulate.h"
 #include "engine/engine_internal.cuh"
+#include "engine/policy.cuh"
 #include "keyset/keyset.cuh"
+#include "keyset/keyset_engine.h"
 
 using namespace pg_gpu::cuda;
 
@@ -26,7 +27,7 @@ struct engine_keyset
 	uint64_t	mask = 0;
 };
 
-static __global__ void
+static __global__ void __launch_bounds__(grid_policy::threads)
 keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 					unsigned long long *distinct)
 {
@@ -56,7 +57,7 @@ keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 }
 
 /* After the build: each key counts itself at its equals' least index. */
-static __global__ void
+static __global__ void __launch_bounds__(grid_policy::threads)
 keyset_count_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 					unsigned long long *mult)
 {
@@ -74,10 +75,10 @@ struct max_op
 };
 
 /* The largest multiplicity: a block's maximum, then one atomic per block. */
-static __global__ void
+static __global__ void __launch_bounds__(grid_policy::threads)
 keyset_max_kernel(const unsigned long long *mult, uint64_t n, unsigned long long *out)
 {
-	using BlockReduce = cub::BlockReduce<unsigned long long, 256>;
+	using BlockReduce = cub::BlockReduce<unsigned long long, grid_policy::threads>;
 	__shared__ typename BlockReduce::TempStorage tmp;
 	unsigned long long m = 0;
 
@@ -121,12 +122,14 @@ keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals,
 					  "cudaMemcpy");
 }
 
+/* One thread per key, at least one block, at most grid_policy::max_blocks. */
 static int
 grid_blocks(uint64_t n)
 {
-	uint64_t	b = (n + 255) / 256;
+	constexpr int T = grid_policy::threads;
+	uint64_t	b = (n + T - 1) / T;
 
-	return (int) (b < 1 ? 1 : b > 65535 ? 65535 : b);
+	return (int) (b < 1 ? 1 : b > (uint64_t) grid_policy::max_blocks ? grid_policy::max_blocks : b);
 }
 
 /* The table and the multiplicities of the keys ks->keys (n of them, on the device). */
@@ -147,11 +150,14 @@ keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err
 		cudaMemset(d_count, 0, sizeof(count));
 		if (n > 0)
 		{
-			keyset_build_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n, d_count);
-			keyset_count_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n,
-														 (unsigned long long *) ks->d_mult);
-			keyset_max_kernel<<<grid_blocks(n), 256>>>((const unsigned long long *) ks->d_mult, n,
-													   d_count + 1);
+			constexpr int T = grid_policy::threads;
+
+			keyset_build_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(ks->d_tab, ks->mask,
+																		 ks->keys, n, d_count);
+			keyset_count_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+				ks->d_tab, ks->mask, ks->keys, n, (unsigned long long *) ks->d_mult);
+			keyset_max_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+				(const unsigned long long *) ks->d_mult, n, d_count + 1);
 		}
 		st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
 						 "keyset_build_kernel");
@@ -326,7 +332,7 @@ engine_trie_free(engine_trie *dev)
 }
 
 /* One thread per probe key (seed 003's query-parallel search). */
-static __global__ void
+static __global__ void __launch_bounds__(grid_policy::threads)
 set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
 {
 	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
@@ -364,7 +370,8 @@ engine_keyset_ordinals(engine_keyset *ks, uint64_t n, int64_t *out, pg_gpu_error
 	set.nonempty = 1;
 	if ((st = device_alloc(n * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
 	{
-		set_probe_kernel<<<grid_blocks(n), 256>>>(set, ks->keys, n, d_out);
+		set_probe_kernel<<<grid_blocks(n), grid_policy::threads, 0, legacy_stream>>>(set, ks->keys,
+																					 n, d_out);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			st = cuda_status(err, cudaMemcpy(out, d_out, n * sizeof(int64_t),
 											 cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -396,7 +403,8 @@ engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, in
 		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
 	{
 		cudaEventRecord(e0);
-		set_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
+		set_probe_kernel<<<grid_blocks(m), grid_policy::threads, 0, legacy_stream>>>(set, dq, m,
+																					 d_out);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			cudaEventRecord(e1);
 		if (st == PG_GPU_OK &&
