@@ -76,15 +76,18 @@ $(SRC_CPP:.cpp=.o): $(SRC_H) cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
 # ---- tests ---------------------------------------------------------------
 # Engine unit tests: no database; on a machine without a GPU they check the
 # CPU reference and the state arithmetic, and say the kernels were skipped.
+# One file per operator (test/*_test.cu) around test/engine_test.cu's main.
+TEST_SRCS = $(wildcard test/*.cu)
+TEST_H    = $(wildcard test/*.h)
 ifneq ($(NVCC),)
-test/engine_test: test/engine_test.cu $(ENGINE_LIB) $(HOST_OBJS)
-	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+test/engine_test: $(TEST_SRCS) $(TEST_H) $(ENGINE_LIB) $(HOST_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Icuda $(TEST_SRCS) $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 # the dictionary benchmark (bench/dict_bench.cu; GPU host)
 bench/dict_bench: bench/dict_bench.cu $(ENGINE_LIB) $(HOST_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
-test/engine_test: test/engine_test.cu $(HOST_OBJS) $(ENGINE_LIB)
-	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
+test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
+	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
 .PHONY: deps test unittest gpucheck pgcheck demo bench fuzz

@@ -1,9 +1,25 @@
 /*
- * agg_host.cpp — GpuAgg's engine emulated on the host; see agg_host.h.
+ * agg_host.cpp — the CPU twin of a GpuAgg, GpuSort or collect task
+ * (pg_gpu.emulate_gpu), behind the same function table as the GPU (engine/agg_api.h).
  *
- * Grouped tasks use the GPU's hash table code (group.cuh) with plain operations in
- * place of atomics, including a small per-chunk table merged into the global one,
- * as each thread block's shared-memory table is, so CI exercises the merge rules.
+ * It keeps the GPU's protocol — slots of page references and bitmaps, chunks
+ * submitted in order, finish, then groups, sorted batches or a key set — and runs
+ * each chunk at once, page by page with the same walker (scan/page_walk.cuh) and
+ * the same per-tuple code (heap_deform.cuh, expr.cuh).  What differs from the GPU
+ * is only how the work is spread, never the arithmetic:
+ *
+ *   plain      states folded serially (accum_page_serial).
+ *   GROUP BY   the GPU's hash table code (group.cuh) with plain operations in place
+ *              of atomics, including a small per-chunk table merged into the global
+ *              one, as each thread block's shared-memory table is, so CI exercises
+ *              the merge rules; text keys go to arena blocks that never move.
+ *   ORDER BY   runs shaped by the same sort_plan_shape, each sorted by the GPU's
+ *              passes done as stable sorts (host_sort.h) and checked for neighbours
+ *              the words cannot order; several runs merge block by block through
+ *              the same sort_merge as on the GPU, with small batches so the tests
+ *              cross their boundaries.  (No top-N select: it would pick the same
+ *              rows.)
+ *   collect    the passing rows' keys, handed to an emulated key set.
  */
 #include <stdio.h>
 #include <string.h>
