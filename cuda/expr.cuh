@@ -408,6 +408,25 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 }
 
 /*
+ * A strict binary operator's operands, x = st[sp - 2] and y = st[sp - 1]: y is
+ * popped and x's slot takes the result; false (x made NULL) when either is NULL.
+ */
+PG_GPU_HD bool
+pop_operands(pval *st, int &sp)
+{
+	pval	   &x = st[sp - 2];
+	const pval &y = st[sp - 1];
+
+	sp--;
+	if (x.null || y.null)
+	{
+		x.null = true;
+		return false;
+	}
+	return true;
+}
+
+/*
  * Run one program over the tuple's column values.  Returns false if PostgreSQL
  * would raise an error for this tuple.
  */
@@ -439,12 +458,8 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					pval	   &x = st[sp - 2];
 					const pval &y = st[sp - 1];
 
-					sp--;
-					if (x.null || y.null)
-					{
-						x.null = true;
+					if (!pop_operands(st, sp))
 						break;
-					}
 					if (is_float_type(in.type))
 					{
 						double		r;
@@ -511,12 +526,8 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					pval	   &x = st[sp - 2];
 					const pval &y = st[sp - 1];
 
-					sp--;
-					if (x.null || y.null)
-					{
-						x.null = true;
+					if (!pop_operands(st, sp))
 						break;
-					}
 					x.bits = cmp_holds(is_text_type(in.type) ? text_cmp(x, y, in.type)
 									   : val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
 					break;

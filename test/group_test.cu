@@ -19,16 +19,7 @@ make_group_task(int mode, int K, int64_t cut)
 	int			types[] = {PG_GPU_INT4, PG_GPU_ANY, PG_GPU_INT2, PG_GPU_FLOAT4,
 		PG_GPU_INT8, PG_GPU_FLOAT8, PG_GPU_INT4};
 
-	memset(&t, 0, sizeof(t));
-	t.natts = kNatts;
-	for (int j = 0; j < kNatts; j++)
-	{
-		t.attlen[j] = kAttlen[j];
-		t.attalign[j] = kAttalign[j];
-		t.cols[j].attidx = (int16_t) j;
-		t.cols[j].type = (uint8_t) types[j];
-	}
-	t.ncols = kNatts;
+	task_schema(t, types);
 	for (int c = 1; c < kNatts; c++)
 	{
 		pg_gpu_expr &e = t.inputs[t.ninputs++];

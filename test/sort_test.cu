@@ -33,16 +33,7 @@ make_sort_task(const std::vector<SortKey> &keys, int64_t limit, int64_t budget, 
 	int			types[] = {PG_GPU_INT4, PG_GPU_TEXT, PG_GPU_INT2, PG_GPU_FLOAT4,
 		PG_GPU_INT8, PG_GPU_FLOAT8, PG_GPU_INT4};
 
-	memset(&t, 0, sizeof(t));
-	t.natts = kNatts;
-	for (int j = 0; j < kNatts; j++)
-	{
-		t.attlen[j] = kAttlen[j];
-		t.attalign[j] = kAttalign[j];
-		t.cols[j].attidx = (int16_t) j;
-		t.cols[j].type = (uint8_t) types[j];
-	}
-	t.ncols = kNatts;
+	task_schema(t, types);
 	for (const SortKey &k : keys)
 	{
 		int			i = t.nkeys++;

@@ -295,6 +295,22 @@ make_task()
 	return t;
 }
 
+/* Every column of the schema read, as types[] says (the grouped and sort tasks). */
+inline void
+task_schema(pg_gpu_agg_task &t, const int *types)
+{
+	memset(&t, 0, sizeof(t));
+	t.natts = kNatts;
+	for (int j = 0; j < kNatts; j++)
+	{
+		t.attlen[j] = kAttlen[j];
+		t.attalign[j] = kAttalign[j];
+		t.cols[j].attidx = (int16_t) j;
+		t.cols[j].type = (uint8_t) types[j];
+	}
+	t.ncols = kNatts;
+}
+
 /* Reference: accumulate the visible rows' values directly, in row order. */
 inline void
 reference(const Table &tb, const pg_gpu_agg_task &t, pg_gpu_col_state *st, int64_t *rows)

@@ -173,7 +173,7 @@ host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 
 /*
  * Close the current run: sort it; the only run of a sort stays as the output, any
- * other becomes a sort_run for the merge (agg_engine.cu's sort_run_close).
+ * other becomes a sort_run for the merge (sort/sort_runs.cu's sort_run_close).
  */
 static pg_gpu_status
 sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
@@ -347,7 +347,7 @@ host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-/* Room in the arena for one page's new text keys (agg_engine.cu's bound). */
+/* Room in the arena for one page's new text keys (group/group.cu's arena_reserve). */
 static void
 host_arena_reserve(host_agg *h, int nlp)
 {

@@ -3,10 +3,8 @@
  * its CPU twin chosen once at begin (agg_api.h), every later call sent through the
  * handle's function table.  Built with the host compiler, with or without nvcc.
  */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "engine/agg_api.h"
+#include "engine/error.h"
 #include "sort/sort.cuh"
 
 using namespace pg_gpu::cuda;
@@ -81,21 +79,6 @@ valid_agg_task(const pg_gpu_agg_task *t)
 }
 
 
-static pg_gpu_status
-api_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...)
-{
-	if (err)
-	{
-		va_list		ap;
-
-		err->status = st;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 /*
  * The GPU begins by starting CUDA and then checks the task; the emulation only
  * checks it.
@@ -107,7 +90,7 @@ pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return gpu_agg_begin(task, err);
 	if (!valid_agg_task(task))
 	{
-		api_error(err, PG_GPU_INVALID_TASK, "invalid aggregation task");
+		set_error(err, PG_GPU_INVALID_TASK, "invalid aggregation task");
 		return nullptr;
 	}
 	return emulate_agg_begin(task, err);
@@ -132,7 +115,7 @@ extern "C" pg_gpu_status
 pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_error *err)
 {
 	if (slot < 0 || slot >= PG_GPU_AGG_SLOTS || !pg_gpu_agg_slot_idle(agg, slot))
-		return api_error(err, PG_GPU_INVALID_TASK, "chunk slot %d is not idle", slot);
+		return set_error(err, PG_GPU_INVALID_TASK, "chunk slot %d is not idle", slot);
 	return agg->ops->slot_get(agg, slot, out);
 }
 

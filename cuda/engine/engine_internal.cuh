@@ -17,12 +17,12 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "engine/error.h"
 #include "pg_gpu_engine.h"
 
 namespace pg_gpu {
 namespace cuda {
 
-pg_gpu_status set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...);
 pg_gpu_status from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what);
 
 /* PG_GPU_OK when rc is cudaSuccess, else from_cuda's status. */
