@@ -14,7 +14,7 @@
 namespace pg_gpu {
 namespace cuda {
 
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 init_partials_kernel(pg_gpu_col_state *partials, int n, unsigned long long *rows,
 					 int *err)
 {

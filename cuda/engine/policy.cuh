@@ -1,9 +1,11 @@
 /*
  * policy.cuh — every kernel's launch shape, in one place (CUB's policy types).
  *
- * A kernel names its policy's threads in __launch_bounds__ and its launches take
- * the same constant, so a block size is changed here or nowhere.  The page kernels
- * tile an 8 kB page over page_policy::threads threads with 16-byte loads.
+ * Every launch takes its block size from here, so a block size is changed here
+ * or nowhere.  The page kernels (and the reduction) also name it in
+ * __launch_bounds__, and tile an 8 kB page over page_policy::threads threads
+ * with 16-byte loads; the grid-stride kernels leave their registers to the
+ * compiler, as they always have.
  */
 #ifndef PG_GPU_POLICY_CUH
 #define PG_GPU_POLICY_CUH

@@ -9,7 +9,7 @@
 namespace pg_gpu {
 namespace cuda {
 
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 gather_words_kernel(const uint64_t *src, const uint32_t *idx, uint64_t *dst, uint64_t n)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
@@ -17,7 +17,7 @@ gather_words_kernel(const uint64_t *src, const uint32_t *idx, uint64_t *dst, uin
 		dst[i] = src[idx[i]];
 }
 
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 iota_kernel(uint32_t *idx, uint64_t n)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;

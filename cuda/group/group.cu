@@ -124,7 +124,7 @@ group_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_ta
 }
 
 /* Move every entry of a table into a larger, empty one (keys are unique). */
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64_t mask,
 					int words, int nkeys)
 {
@@ -153,7 +153,7 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 }
 
 /* Copy the occupied entries into a dense array. */
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out,
 					 unsigned long long *pos)
 {

@@ -122,7 +122,7 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 }
 
 /* Text keys gathered end to end: key i's bytes from src[i] to off[i]. */
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 collect_pack_kernel(const uint8_t *arena, const uint64_t *src, const uint64_t *off, uint64_t n,
 					uint8_t *data)
 {

@@ -27,7 +27,7 @@ struct engine_keyset
 	uint64_t	mask = 0;
 };
 
-static __global__ void __launch_bounds__(grid_policy::threads)
+static __global__ void
 keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 					unsigned long long *distinct)
 {
@@ -57,7 +57,7 @@ keyset_build_kernel(uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 }
 
 /* After the build: each key counts itself at its equals' least index. */
-static __global__ void __launch_bounds__(grid_policy::threads)
+static __global__ void
 keyset_count_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
 					unsigned long long *mult)
 {
@@ -75,7 +75,7 @@ struct max_op
 };
 
 /* The largest multiplicity: a block's maximum, then one atomic per block. */
-static __global__ void __launch_bounds__(grid_policy::threads)
+static __global__ void
 keyset_max_kernel(const unsigned long long *mult, uint64_t n, unsigned long long *out)
 {
 	using BlockReduce = cub::BlockReduce<unsigned long long, grid_policy::threads>;
@@ -257,82 +257,10 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->max_mult = ks->max_mult;
 }
 
-/* ---- dictionaries: a trie's arrays on the device; bulk lookups in any set ---- */
-
-struct engine_trie
-{
-	uint8_t    *buf = nullptr;	/* every array, 16-byte aligned, then the view */
-	trie_view  *view = nullptr;
-};
-
-pg_gpu_status
-engine_trie_upload(const void *const *arrays, const uint64_t *bytes, uint64_t nnodes,
-				   engine_trie **dev, pg_gpu_error *err)
-{
-	engine_trie *t = new (std::nothrow) engine_trie();
-	uint64_t	at[9],
-				total = 0;
-	pg_gpu_status st;
-	trie_view	v = {};
-
-	*dev = nullptr;
-	if (!t)
-		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
-	for (int i = 0; i < 8; i++)
-	{
-		at[i] = total;
-		total += (bytes[i] + 15) & ~15ULL;
-	}
-	at[8] = total;
-	total += sizeof(trie_view);
-	if ((st = device_alloc(total, (void **) &t->buf, err)) != PG_GPU_OK)
-	{
-		delete t;
-		return st;
-	}
-	for (int i = 0; i < 8 && st == PG_GPU_OK; i++)
-		if (bytes[i] > 0)
-			st = cuda_status(err, cudaMemcpy(t->buf + at[i], arrays[i], bytes[i],
-											 cudaMemcpyHostToDevice), "cudaMemcpy");
-	v.louds = (const uint64_t *) (t->buf + at[0]);
-	v.sel0 = (const uint64_t *) (t->buf + at[1]);
-	v.labels = t->buf + at[2];
-	v.term = (const uint64_t *) (t->buf + at[3]);
-	v.term_rank = (const uint32_t *) (t->buf + at[4]);
-	v.toff = (const uint64_t *) (t->buf + at[5]);
-	v.tail = t->buf + at[6];
-	v.ord = (const uint32_t *) (t->buf + at[7]);
-	v.nnodes = nnodes;
-	t->view = (trie_view *) (t->buf + at[8]);
-	if (st == PG_GPU_OK)
-		st = cuda_status(err, cudaMemcpy(t->view, &v, sizeof(v), cudaMemcpyHostToDevice),
-						 "cudaMemcpy");
-	if (st != PG_GPU_OK)
-	{
-		engine_trie_free(t);
-		return st;
-	}
-	*dev = t;
-	return PG_GPU_OK;
-}
-
-uint64_t
-engine_trie_view(const engine_trie *dev)
-{
-	return (uint64_t) (uintptr_t) dev->view;
-}
-
-void
-engine_trie_free(engine_trie *dev)
-{
-	if (!dev)
-		return;
-	device_free(dev->buf);
-	delete dev;
-}
+/* ---- bulk lookups in any set: a key set or a dictionary (dict/trie.cu) ---- */
 
 /* One thread per probe key (seed 003's query-parallel search). */
-static __global__ void __launch_bounds__(grid_policy::threads)
+static __global__ void
 set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
 {
 	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;

@@ -29,7 +29,7 @@ namespace pg_gpu {
 namespace cuda {
 
 /* Sorted neighbours whose words cannot order them (sort_unresolved). */
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 unresolved_kernel(sort_arrays sa, const uint32_t *idx, uint64_t n,
 				  const __grid_constant__ pg_gpu_agg_task task, int *found)
 {
@@ -49,7 +49,7 @@ unresolved_kernel(sort_arrays sa, const uint32_t *idx, uint64_t n,
  * Top-N selection, one radix digit (8 bits at shift) of the most significant pass
  * p: a histogram of the digit over the rows whose higher bits equal prefix.
  */
-__global__ void __launch_bounds__(select_policy::threads)
+__global__ void
 select_hist_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t mask, uint64_t prefix,
 				   int shift, unsigned long long *hist)
 {
@@ -73,7 +73,7 @@ select_hist_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t mask, ui
 }
 
 /* flag[i]: row i's most significant pass value is at most t */
-__global__ void __launch_bounds__(select_policy::threads)
+__global__ void
 select_flag_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t t, char *flag)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
@@ -81,7 +81,7 @@ select_flag_kernel(const uint64_t *w, uint64_t n, sort_pass p, uint64_t t, char 
 		flag[i] = pass_bits(w[i], p) <= t;
 }
 
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 map_perm_kernel(const uint32_t *cand, uint32_t *perm, uint64_t k)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < k;

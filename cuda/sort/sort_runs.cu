@@ -25,7 +25,7 @@
 namespace pg_gpu {
 namespace cuda {
 
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 add_kernel(uint64_t *v, uint64_t n, uint64_t delta)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
@@ -37,7 +37,7 @@ add_kernel(uint64_t *v, uint64_t n, uint64_t delta)
  * Rows in the order idx gives: their references (and, for a merge block, where
  * their bytes are), and each tuple's MAXALIGNed size for the offsets' scan.
  */
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 sorted_refs_kernel(const uint64_t *ref, const uint64_t *src, const uint32_t *idx,
 				   uint64_t *out_ref, uint64_t *out_src, uint64_t *size, uint64_t n)
 {
@@ -59,7 +59,7 @@ sorted_refs_kernel(const uint64_t *ref, const uint64_t *src, const uint32_t *idx
  * from a merge block's bytes (at src[i]).
  */
 template <bool FromStore>
-__global__ void __launch_bounds__(grid_policy::threads)
+__global__ void
 gather_tuples_kernel(const char *base, const uint64_t *src, const uint64_t *ref,
 					 const uint64_t *off, uint64_t n, int64_t page0, char *out)
 {
