@@ -17,10 +17,12 @@
 
 using namespace pg_gpu::cuda;
 
+struct keyset_ops;
+
 struct pg_gpu_keyset
 {
+	const keyset_ops *ops = nullptr;	/* the GPU's or the emulation's, from build */
 	int			type = 0;
-	bool		emulate = false;
 	uint64_t	n = 0;
 	uint64_t	distinct = 0;
 	/* emulated: the keys and the table on the host */
@@ -44,6 +46,59 @@ host_keys(int type, const int64_t *vals, const char *data, const uint64_t *off)
 	k.off = off;
 	return k;
 }
+
+/* ---- a set's function table, chosen once when it is built ---------------- */
+
+struct keyset_ops
+{
+	pg_gpu_status (*probe) (pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out,
+							pg_gpu_error *err);
+	pg_gpu_status (*ordinals) (pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err);
+	void		(*ref) (const pg_gpu_keyset *ks, pg_gpu_set_ref *out);
+};
+
+/* The emulated set's keys, where its table points. */
+static keyset_keys
+own_keys(const pg_gpu_keyset *ks)
+{
+	return host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(), ks->off.data());
+}
+
+static const keyset_ops gpu_keyset_ops = {
+	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out, pg_gpu_error *err) {
+		return engine_keyset_probe(ks->dev, q, m, out, err);
+	},
+	[](pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err) {
+		return engine_keyset_ordinals(ks->dev, ks->n, out, err);
+	},
+	[](const pg_gpu_keyset *ks, pg_gpu_set_ref *out) { engine_keyset_ref(ks->dev, out); },
+};
+
+static const keyset_ops host_keyset_ops = {
+	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out, pg_gpu_error *) {
+		keyset_keys k = own_keys(ks);
+
+		for (uint64_t j = 0; j < m; j++)
+			out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
+		return PG_GPU_OK;
+	},
+	[](pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *) {
+		keyset_keys k = own_keys(ks);
+
+		for (uint64_t i = 0; i < ks->n; i++)
+			out[i] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, k, i);
+		return PG_GPU_OK;
+	},
+	[](const pg_gpu_keyset *ks, pg_gpu_set_ref *out) {
+		out->tab = (uint64_t) (uintptr_t) ks->tab.data();
+		out->mask = ks->tab.size() - 1;
+		out->vals = (uint64_t) (uintptr_t) ks->vals.data();
+		out->data = (uint64_t) (uintptr_t) ks->data.data();
+		out->off = (uint64_t) (uintptr_t) ks->off.data();
+		out->mult = (uint64_t) (uintptr_t) ks->mult.data();
+		out->max_mult = ks->max_mult;
+	},
+};
 
 extern "C" pg_gpu_keyset *
 pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
@@ -70,7 +125,7 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 		return nullptr;
 	}
 	ks->type = type;
-	ks->emulate = emulate != 0;
+	ks->ops = emulate ? &host_keyset_ops : &gpu_keyset_ops;
 	ks->n = n;
 	try
 	{
@@ -141,31 +196,13 @@ extern "C" pg_gpu_status
 pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const char *data,
 					const uint64_t *off, int64_t *out, pg_gpu_error *err)
 {
-	keyset_keys q = host_keys(ks->type, vals, data, off);
-
-	if (!ks->emulate)
-		return engine_keyset_probe(ks->dev, q, m, out, err);
-
-	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
-							  ks->off.data());
-
-	for (uint64_t j = 0; j < m; j++)
-		out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
-	return PG_GPU_OK;
+	return ks->ops->probe(ks, host_keys(ks->type, vals, data, off), m, out, err);
 }
 
 extern "C" pg_gpu_status
 pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err)
 {
-	if (!ks->emulate)
-		return engine_keyset_ordinals(ks->dev, ks->n, out, err);
-
-	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
-							  ks->off.data());
-
-	for (uint64_t i = 0; i < ks->n; i++)
-		out[i] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, k, i);
-	return PG_GPU_OK;
+	return ks->ops->ordinals(ks, out, err);
 }
 
 extern "C" uint64_t
@@ -184,18 +221,7 @@ pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out)
 	out->type = ks->type;
 	out->has_null = has_null;
 	out->nonempty = nonempty;
-	if (!ks->emulate)
-	{
-		engine_keyset_ref(ks->dev, out);
-		return;
-	}
-	out->tab = (uint64_t) (uintptr_t) ks->tab.data();
-	out->mask = ks->tab.size() - 1;
-	out->vals = (uint64_t) (uintptr_t) ks->vals.data();
-	out->data = (uint64_t) (uintptr_t) ks->data.data();
-	out->off = (uint64_t) (uintptr_t) ks->off.data();
-	out->mult = (uint64_t) (uintptr_t) ks->mult.data();
-	out->max_mult = ks->max_mult;
+	ks->ops->ref(ks, out);
 }
 
 pg_gpu_keyset *
@@ -205,6 +231,7 @@ keyset_from_engine(int type, uint64_t n, uint64_t distinct, engine_keyset *dev)
 
 	if (!ks)
 		return nullptr;
+	ks->ops = &gpu_keyset_ops;
 	ks->type = type;
 	ks->n = n;
 	ks->distinct = distinct;

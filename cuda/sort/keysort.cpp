@@ -29,7 +29,35 @@ struct pg_gpu_keysort
 	std::vector<std::vector<uint64_t>> words;	/* word w of row i: words[w][i] */
 	sort_stats	seen = {};
 	std::vector<uint32_t> order;
+	/* the GPU's or the emulation's ordering, chosen at begin (may throw bad_alloc) */
+	pg_gpu_status (*order_rows) (pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np,
+								 double *gpu_ms, uint64_t *bytes_h2d, pg_gpu_error *err);
 };
+
+static pg_gpu_status
+gpu_order_rows(pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np, double *gpu_ms,
+			   uint64_t *bytes_h2d, pg_gpu_error *err)
+{
+	std::vector<const uint64_t *> w(ks->nwords);
+
+	for (int i = 0; i < ks->nwords; i++)
+		w[i] = ks->words[i].data();
+	ks->order.resize(rows);
+	return engine_sort_words(ks->task, rows, w.data(), ps, np, ks->seen.longs != 0,
+							 ks->order.data(), gpu_ms, bytes_h2d, err);
+}
+
+static pg_gpu_status
+host_order_rows(pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np, double *,
+				uint64_t *, pg_gpu_error *err)
+{
+	auto		word = [&](uint64_t i, int w) { return ks->words[w][i]; };
+
+	ks->order = host_sort_perm(rows, ps, np, word);
+	if (ks->seen.longs && host_unordered(ks->task, ks->order, word))
+		return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
+	return PG_GPU_OK;
+}
 
 extern "C" pg_gpu_keysort *
 pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
@@ -51,6 +79,7 @@ pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return nullptr;
 	}
 	ks->task = *task;
+	ks->order_rows = task->emulate ? host_order_rows : gpu_order_rows;
 	ks->nwords = sort_row_words(*task);
 	ks->words.resize(ks->nwords);
 	return ks;
@@ -109,7 +138,6 @@ pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n, dou
 	uint64_t	rows = ks->seen.count;
 	sort_pass	ps[kMaxSortPasses];
 	int			np = sort_passes(t, ks->seen.nulls, ks->seen.longs, ks->seen.maxlen, ps);
-	auto		word = [&](uint64_t i, int w) { return ks->words[w][i]; };
 	pg_gpu_status st = PG_GPU_OK;
 
 	*gpu_ms = 0;
@@ -118,22 +146,7 @@ pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n, dou
 		return host_error(err, PG_GPU_OUT_OF_MEMORY, "too many rows for one GPU sort");
 	try
 	{
-		if (t.emulate)
-		{
-			ks->order = host_sort_perm(rows, ps, np, word);
-			if (ks->seen.longs && host_unordered(t, ks->order, word))
-				return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
-		}
-		else
-		{
-			std::vector<const uint64_t *> w(ks->nwords);
-
-			for (int i = 0; i < ks->nwords; i++)
-				w[i] = ks->words[i].data();
-			ks->order.resize(rows);
-			st = engine_sort_words(t, rows, w.data(), ps, np, ks->seen.longs != 0,
-								   ks->order.data(), gpu_ms, bytes_h2d, err);
-		}
+		st = ks->order_rows(ks, rows, ps, np, gpu_ms, bytes_h2d, err);
 	}
 	catch (const std::bad_alloc &)
 	{
