@@ -82,7 +82,7 @@ agg_partials_init_async(chunk_slot &s, int n, cudaStream_t stream)
 																 s.d_err);
 }
 
-void
+static void
 agg_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream)
 {
 	int			blocks = c.npages < agg->max_blocks ? c.npages : agg->max_blocks;
@@ -90,6 +90,9 @@ agg_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t s
 	agg_pages_kernel<<<blocks, page_policy::threads, 0, stream>>>(c, agg->task, s.d_partials,
 																  s.d_rows, s.d_err);
 }
+
+/* Plain: the ring merges the partials itself (task.cu's finish). */
+const task_operator agg_operator = {nullptr, nullptr, nullptr, agg_pages_async, nullptr};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

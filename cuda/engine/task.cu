@@ -3,8 +3,8 @@
  * slots and their streams, each chunk handed to its operator, the end of the
  * scan, and the teardown.  See task.cuh for the ring's design.
  *
- * Setup sizes everything once: the operator's tables (group_setup, sort_setup,
- * collect_setup), then, under a device memory cap, the chunk so that every slot's
+ * Setup sizes everything once: the operator's own (its task_operator's setup),
+ * then, under a device memory cap, the chunk so that every slot's
  * buffers fit, then the slots (a non-blocking stream, an event, pinned and device
  * buffers each).  A submit copies the chunk's references, bitmaps and (gather
  * mode) pages on the slot's stream and launches the operator's kernel there; the
@@ -52,9 +52,7 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	agg->max_blocks = sms * page_policy::blocks_per_sm;
 	agg->capacity = t.chunk_pages;
-	if (agg->grouped && (st = group_setup(agg, sms, err)) != PG_GPU_OK)
-		return st;
-	if (agg->sorting && (st = sort_setup(agg, err)) != PG_GPU_OK)
+	if (agg->op->setup && (st = agg->op->setup(agg, sms, err)) != PG_GPU_OK)
 		return st;
 
 	/*
@@ -84,7 +82,7 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 			agg->capacity = (agg->capacity + 1) / 2;
 		}
 	}
-	if (agg->collecting && (st = collect_setup(agg, err)) != PG_GPU_OK)
+	if (agg->op->setup_sized && (st = agg->op->setup_sized(agg, err)) != PG_GPU_OK)
 		return st;
 	/*
 	 * The tables' cudaMemsets ran on the legacy stream, which the slots'
@@ -153,6 +151,8 @@ gpu_agg_begin_impl(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	agg->collecting = task->collect != 0;
 	agg->grouped = task->nkeys > 0 && !agg->sorting && !agg->collecting;
 	agg->plain = !agg->grouped && !agg->sorting && !agg->collecting;
+	agg->op = agg->sorting ? &sort_operator : agg->collecting ? &collect_operator
+		: agg->grouped ? &group_operator : &agg_operator;
 	make_group_layout(agg->task, agg->layout);
 	agg->ops = &gpu_ops;
 	if (agg_setup(agg, err) != PG_GPU_OK)
@@ -219,11 +219,7 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 
 	for (int p = 0; !agg->plain && p < npages; p++)
 		tuples += s.h_refs[p].nlp;
-	if (agg->grouped && (st = group_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
-		return st;
-	if (agg->sorting && (st = sort_reserve(agg, npages, tuples, err)) != PG_GPU_OK)
-		return st;
-	if (agg->collecting && (st = collect_reserve(agg, tuples, npages, err)) != PG_GPU_OK)
+	if (agg->op->reserve && (st = agg->op->reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 		return st;
 	if (!agg->started)
 	{
@@ -253,14 +249,7 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 
 	page_chunk	c = {s.d_refs, npages, s.d_vis, staging};
 
-	if (agg->sorting)
-		sort_pages_async(agg, s, c, s.stream);
-	else if (agg->collecting)
-		collect_pages_async(agg, s, c, s.stream);
-	else if (agg->grouped)
-		group_pages_async(agg, s, c, s.stream);
-	else
-		agg_pages_async(agg, s, c, s.stream);
+	agg->op->launch(agg, s, c, s.stream);
 	PG_GPU_TRY(err, cudaGetLastError());
 	PG_GPU_TRY(err, cudaEventRecord(s.done, s.stream));
 	PG_GPU_TRY(err, cudaEventRecord(agg->last_done, s.stream));
@@ -332,11 +321,7 @@ gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
 	if (agg->started && cudaEventElapsedTime(&ms, agg->first_start, agg->last_done) == cudaSuccess)
 		res->gpu_ms = ms;
 	(void) cudaGetLastError();
-	if (agg->grouped && (st = group_collect(agg, res, err)) != PG_GPU_OK)
-		return st;
-	if (agg->sorting && (st = sort_finish(agg, res, err)) != PG_GPU_OK)
-		return st;
-	if (agg->collecting && (st = collect_finish(agg, err)) != PG_GPU_OK)
+	if (agg->op->finish && (st = agg->op->finish(agg, res, err)) != PG_GPU_OK)
 		return st;
 	res->bytes_h2d = agg->bytes;
 	res->chunks = agg->chunks;

@@ -13,8 +13,9 @@
  *
  * A task is one of four kinds, fixed at begin: plain aggregation (agg/), GROUP BY
  * (group/), ORDER BY (sort/) or collecting keys for a key set (keyset/collect.cu).
- * task.cu owns the ring and hands each chunk to its operator: a reserve step on
- * the host (grow a table, close a sort run) and a launch on the slot's stream.
+ * task.cu owns the ring and hands each chunk to its operator through the
+ * operator's table (task_operator, chosen at begin): a reserve step on the host
+ * (grow a table, close a sort run) and a launch on the slot's stream.
  * Steps that wait for the GPU (reserve, finish) run on main_stream, the legacy
  * default stream, whose implicit ordering they rely on (engine_internal.cuh).
  */
@@ -86,8 +87,11 @@ struct arena_block
 	uint8_t    *h = nullptr;	/* pinned host copy, after finish */
 };
 
+struct task_operator;
+
 struct gpu_agg : pg_gpu_agg
 {
+	const task_operator *op = nullptr;	/* the task's kind, fixed at begin */
 	cudaStream_t main_stream = legacy_stream;	/* the synchronous steps' stream */
 	pg_gpu_agg_task task;
 	int			capacity = 0;
@@ -181,37 +185,44 @@ struct gpu_agg : pg_gpu_agg
 
 /* ---- the operators' halves, called by the ring (task.cu) ------------------ */
 
+/*
+ * One table per kind of task, each in its operator's file: setup before the
+ * chunk size is fixed, setup once it is, the host's reserve step before each
+ * chunk (tuples: its line pointers, a bound of its rows; 0 for a plain task),
+ * the chunk's kernel on the slot's stream, and the result collected after the
+ * scan.  Null: nothing to do.
+ */
+struct task_operator
+{
+	pg_gpu_status (*setup) (gpu_agg *agg, int sms, pg_gpu_error *err);
+	pg_gpu_status (*setup_sized) (gpu_agg *agg, pg_gpu_error *err);
+	pg_gpu_status (*reserve) (gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err);
+	void		(*launch) (gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
+	pg_gpu_status (*finish) (gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err);
+};
+
+extern const task_operator agg_operator;	/* agg/agg.cu */
+extern const task_operator group_operator;	/* group/group.cu */
+extern const task_operator sort_operator;	/* sort/sort_scan.cu */
+extern const task_operator collect_operator;	/* keyset/collect.cu */
+
 /* Wait for every queued chunk. */
 pg_gpu_status sync_slots(gpu_agg *agg, pg_gpu_error *err);
 
-/* agg/agg.cu: per-block partials of a plain task */
+/* agg/agg.cu: a slot's per-block partials (plain tasks) and counters zeroed */
 void		agg_partials_init_async(chunk_slot &s, int n, cudaStream_t stream);
-void		agg_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
 
 /* scan/cache_fill.cu: a table cache being filled takes the chunk's pages */
 void		cache_fill_async(gpu_agg *agg, chunk_slot &s, int npages, const char *staging,
 							 cudaStream_t stream);
 
-/* group/group.cu */
-pg_gpu_status group_setup(gpu_agg *agg, int sms, pg_gpu_error *err);
-pg_gpu_status group_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err);
-void		group_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
-pg_gpu_status group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err);
+/* group/group.cu: group g of a finished task (pg_gpu_agg_group) */
 void		group_decode_keys(gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 							  int64_t *rows, pg_gpu_col_state *states);
 
-/* keyset/collect.cu */
-pg_gpu_status collect_setup(gpu_agg *agg, pg_gpu_error *err);
-pg_gpu_status collect_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err);
-void		collect_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
-pg_gpu_status collect_finish(gpu_agg *agg, pg_gpu_error *err);
+/* keyset/collect.cu: a finished collect task's keys as a key set (pg_gpu_agg_keyset) */
 pg_gpu_keyset *collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null,
 							  pg_gpu_error *err);
-
-/* sort/sort_scan.cu */
-pg_gpu_status sort_setup(gpu_agg *agg, pg_gpu_error *err);
-pg_gpu_status sort_reserve(gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err);
-void		sort_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
 
 /* sort/sort_runs.cu */
 pg_gpu_status sort_run_close(gpu_agg *agg, bool last, pg_gpu_error *err);

@@ -171,7 +171,7 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
 	}
 }
 
-pg_gpu_status
+static pg_gpu_status
 group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = agg->task;
@@ -313,7 +313,7 @@ table_reserve(gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 }
 
 /* Before queueing a chunk: room in the table and, for text keys, in the arena. */
-pg_gpu_status
+static pg_gpu_status
 group_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 {
 	pg_gpu_status st;
@@ -323,7 +323,7 @@ group_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 	return arena_reserve(agg, tuples, npages, err);
 }
 
-void
+static void
 group_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream)
 {
 	int			steps = (c.npages + group_policy::pages - 1) / group_policy::pages;
@@ -341,7 +341,7 @@ group_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t
 }
 
 /* Grouped: copy the table's groups, densely, to host memory. */
-pg_gpu_status
+static pg_gpu_status
 group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
 	size_t		entry = sizeof(uint64_t) * agg->layout.words;
@@ -418,6 +418,9 @@ group_decode_keys(gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 		}
 	}
 }
+
+const task_operator group_operator = {group_setup, nullptr, group_reserve, group_pages_async,
+	group_collect};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

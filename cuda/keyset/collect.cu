@@ -177,7 +177,7 @@ collect_alloc(gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint64_
  * Collect: room for the keys the planner expects and one chunk more (a chunk
  * adds at most its line pointers' keys, and bytes from its pages).
  */
-pg_gpu_status
+static pg_gpu_status
 collect_setup(gpu_agg *agg, pg_gpu_error *err)
 {
 	uint64_t	hint = agg->task.collect_hint > 0 ? (uint64_t) agg->task.collect_hint : 0;
@@ -204,7 +204,7 @@ collect_setup(gpu_agg *agg, pg_gpu_error *err)
  * sure the key arrays can take them all; only when the bound would pass them do
  * we wait for the GPU, read the real use, and enlarge them if needed.
  */
-pg_gpu_status
+static pg_gpu_status
 collect_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 {
 	collect_out &co = agg->co;
@@ -304,7 +304,7 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	return ks;
 }
 
-void
+static void
 collect_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream)
 {
 	int			blocks = c.npages < agg->max_blocks ? c.npages : agg->max_blocks;
@@ -314,8 +314,8 @@ collect_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream
 }
 
 /* After the scan: how many keys, their bytes, whether a NULL was met. */
-pg_gpu_status
-collect_finish(gpu_agg *agg, pg_gpu_error *err)
+static pg_gpu_status
+collect_finish(gpu_agg *agg, pg_gpu_agg_result *, pg_gpu_error *err)
 {
 	unsigned long long c[3];
 
@@ -325,6 +325,10 @@ collect_finish(gpu_agg *agg, pg_gpu_error *err)
 	agg->co_null = c[2] != 0;
 	return PG_GPU_OK;
 }
+
+/* sized: room for one chunk more than the hint, from the chunk's final size */
+const task_operator collect_operator = {nullptr, collect_setup, collect_reserve,
+	collect_pages_async, collect_finish};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

@@ -133,7 +133,7 @@ sort_arrays_alloc(gpu_agg *agg, uint64_t n, uint64_t keep, pg_gpu_error *err)
  * The sort's shape under its memory budget (the GUC's limit, or most of the
  * device's free memory), a page store for one run, counters, output batches.
  */
-pg_gpu_status
+static pg_gpu_status
 sort_setup(gpu_agg *agg, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = agg->task;
@@ -179,8 +179,8 @@ sort_setup(gpu_agg *agg, pg_gpu_error *err)
  * run's page store or row arrays cannot take it, close the run (sort it, copy it
  * to the host) and start another; grow the row arrays as the run needs.
  */
-pg_gpu_status
-sort_reserve(gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
+static pg_gpu_status
+sort_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 {
 	pg_gpu_status st;
 
@@ -222,7 +222,7 @@ sort_reserve(gpu_agg *agg, int npages, uint64_t tuples, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-void
+static void
 sort_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream)
 {
 	int			blocks = c.npages < agg->max_blocks ? c.npages : agg->max_blocks;
@@ -231,6 +231,12 @@ sort_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t 
 		c, agg->task, agg->pages, agg->pages - agg->run_page0, agg->d_store, agg->sa, s.d_rows,
 		s.d_err);
 }
+
+/* A sort's shape has counted its slots: the ring does not shrink its chunk. */
+const task_operator sort_operator = {
+	[](gpu_agg *agg, int, pg_gpu_error *err) { return sort_setup(agg, err); },
+	nullptr, sort_reserve, sort_pages_async, sort_finish,
+};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */
