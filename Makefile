@@ -1,6 +1,6 @@
 # pg_gpu — PGXS build.  nvcc compiles cuda/ into a static library linked with
 # -lcudart_static, so pg_gpu.so loads on machines without a GPU driver.  Without
-# nvcc the engine is compiled out (cuda/engine_stub.cpp) and the build says so.
+# nvcc the engine is compiled out (cuda/engine/engine_stub.cpp) and the build says so.
 
 MODULE_big = pg_gpu
 EXTENSION  = pg_gpu
@@ -11,7 +11,7 @@ PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 SRC_CPP  = $(wildcard src/*.cpp src/*/*.cpp)
 SRC_H    = $(wildcard src/*.h src/*/*.h)
 # the engine's host side, built with the host compiler (the CPU emulation among it)
-HOST_SRCS = $(filter-out cuda/engine_stub.cpp,$(wildcard cuda/*.cpp cuda/*/*.cpp))
+HOST_SRCS = $(filter-out cuda/engine/engine_stub.cpp,$(wildcard cuda/*.cpp cuda/*/*.cpp))
 HOST_OBJS = $(HOST_SRCS:.cpp=.o)
 CUDA_H    = $(wildcard cuda/*.cuh cuda/*.h cuda/*/*.cuh cuda/*/*.h)
 OBJS     = $(SRC_CPP:.cpp=.o) $(HOST_OBJS)
@@ -40,7 +40,7 @@ ENGINE_OBJS = $(CUDA_OBJS)
 SHLIB_LINK += $(ENGINE_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread
 ENGINE_NOTE = pg_gpu: building the GPU engine with $(NVCC) (archs: $(CUDA_ARCHS))
 else
-ENGINE_OBJS = cuda/engine_stub.o
+ENGINE_OBJS = cuda/engine/engine_stub.o
 SHLIB_LINK += $(ENGINE_LIB)
 ENGINE_NOTE = pg_gpu: nvcc not found - building without the GPU engine (CPU plans only)
 endif
@@ -76,15 +76,18 @@ $(SRC_CPP:.cpp=.o): $(SRC_H) cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
 # ---- tests ---------------------------------------------------------------
 # Engine unit tests: no database; on a machine without a GPU they check the
 # CPU reference and the state arithmetic, and say the kernels were skipped.
+# One file per operator (test/*_test.cu) around test/engine_test.cu's main.
+TEST_SRCS = $(wildcard test/*.cu)
+TEST_H    = $(wildcard test/*.h)
 ifneq ($(NVCC),)
-test/engine_test: test/engine_test.cu $(ENGINE_LIB) $(HOST_OBJS)
-	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
+test/engine_test: $(TEST_SRCS) $(TEST_H) $(ENGINE_LIB) $(HOST_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Icuda $(TEST_SRCS) $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 # the dictionary benchmark (bench/dict_bench.cu; GPU host)
 bench/dict_bench: bench/dict_bench.cu $(ENGINE_LIB) $(HOST_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -Icuda $< $(HOST_OBJS) $(ENGINE_LIB) -o $@ -lcudart_static -lrt -ldl -lpthread
 else
-test/engine_test: test/engine_test.cu $(HOST_OBJS) $(ENGINE_LIB)
-	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $< -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
+test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
+	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
 .PHONY: deps test unittest gpucheck pgcheck demo bench fuzz

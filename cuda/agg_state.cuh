@@ -222,6 +222,30 @@ accum_float(pg_gpu_col_state &s, double x, int coltype)
 	s.n++;
 }
 
+/* Fold element i of a plain array of coltype values (the gpu_* reductions). */
+PG_GPU_HD void
+accum_value_at(pg_gpu_col_state &s, const void *values, int64_t i, int coltype)
+{
+	switch (coltype)
+	{
+		case PG_GPU_INT2:
+			accum_int(s, ((const int16_t *) values)[i]);
+			break;
+		case PG_GPU_INT4:
+			accum_int(s, ((const int32_t *) values)[i]);
+			break;
+		case PG_GPU_INT8:
+			accum_int(s, ((const int64_t *) values)[i]);
+			break;
+		case PG_GPU_FLOAT4:
+			accum_float(s, ((const float *) values)[i], coltype);
+			break;
+		default:
+			accum_float(s, ((const double *) values)[i], coltype);
+			break;
+	}
+}
+
 PG_GPU_HD void
 state_merge(pg_gpu_col_state &a, const pg_gpu_col_state &b, int coltype)
 {

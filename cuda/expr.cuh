@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
-#include "trie.cuh"
+#include "dict/trie.cuh"
 
 namespace pg_gpu {
 namespace cuda {
@@ -207,75 +207,60 @@ cmp_holds(int c, int s)
 	}
 }
 
-/* float.h's float8_pl/mi/mul/div (and float4_*) with their error checks */
+/*
+ * float.h's float8_pl/mi/mul/div and float4_* with their error checks, in the
+ * operands' own type F (float4 arithmetic rounds in single precision).
+ */
+template <typename F>
 PG_GPU_HD bool
-float_arith(int op, double a, double b, int t, double *r)
+float_op(int op, F x, F y, F *r)
 {
-	if (t == PG_GPU_FLOAT4)
-	{
-		float		x = (float) a,
-					y = (float) b,
-					z;
-
-		switch (op)
-		{
-			case PG_GPU_OP_ADD:
-				z = x + y;
-				if (isinf(z) && !isinf(x) && !isinf(y))
-					return false;
-				break;
-			case PG_GPU_OP_SUB:
-				z = x - y;
-				if (isinf(z) && !isinf(x) && !isinf(y))
-					return false;
-				break;
-			case PG_GPU_OP_MUL:
-				z = x * y;
-				if ((isinf(z) && !isinf(x) && !isinf(y)) ||
-					(z == 0.0f && x != 0.0f && y != 0.0f))
-					return false;
-				break;
-			default:
-				if (y == 0.0f && !isnan(x))
-					return false;
-				z = x / y;
-				if ((isinf(z) && !isinf(x)) || (z == 0.0f && x != 0.0f && !isinf(y)))
-					return false;
-				break;
-		}
-		*r = z;
-		return true;
-	}
-	double		z;
+	F			z;
 
 	switch (op)
 	{
 		case PG_GPU_OP_ADD:
-			z = a + b;
-			if (isinf(z) && !isinf(a) && !isinf(b))
+			z = x + y;
+			if (isinf(z) && !isinf(x) && !isinf(y))
 				return false;
 			break;
 		case PG_GPU_OP_SUB:
-			z = a - b;
-			if (isinf(z) && !isinf(a) && !isinf(b))
+			z = x - y;
+			if (isinf(z) && !isinf(x) && !isinf(y))
 				return false;
 			break;
 		case PG_GPU_OP_MUL:
-			z = a * b;
-			if ((isinf(z) && !isinf(a) && !isinf(b)) ||
-				(z == 0.0 && a != 0.0 && b != 0.0))
+			z = x * y;
+			if ((isinf(z) && !isinf(x) && !isinf(y)) ||
+				(z == (F) 0 && x != (F) 0 && y != (F) 0))
 				return false;
 			break;
 		default:
-			if (b == 0.0 && !isnan(a))
+			if (y == (F) 0 && !isnan(x))
 				return false;
-			z = a / b;
-			if ((isinf(z) && !isinf(a)) || (z == 0.0 && a != 0.0 && !isinf(b)))
+			z = x / y;
+			if ((isinf(z) && !isinf(x)) || (z == (F) 0 && x != (F) 0 && !isinf(y)))
 				return false;
 			break;
 	}
 	*r = z;
 	return true;
+}
+
+/* An operator of type t (float4 or float8) on values held as doubles. */
+PG_GPU_HD bool
+float_arith(int op, double a, double b, int t, double *r)
+{
+	if (t == PG_GPU_FLOAT4)
+	{
+		float		z;
+
+		if (!float_op<float>(op, (float) a, (float) b, &z))
+			return false;
+		*r = z;
+		return true;
+	}
+	return float_op<double>(op, a, b, r);
 }
 
 /* int2/int4/int8 operators: checked in the result type */
@@ -423,6 +408,25 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 }
 
 /*
+ * A strict binary operator's operands, x = st[sp - 2] and y = st[sp - 1]: y is
+ * popped and x's slot takes the result; false (x made NULL) when either is NULL.
+ */
+PG_GPU_HD bool
+pop_operands(pval *st, int &sp)
+{
+	pval	   &x = st[sp - 2];
+	const pval &y = st[sp - 1];
+
+	sp--;
+	if (x.null || y.null)
+	{
+		x.null = true;
+		return false;
+	}
+	return true;
+}
+
+/*
  * Run one program over the tuple's column values.  Returns false if PostgreSQL
  * would raise an error for this tuple.
  */
@@ -454,12 +458,8 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					pval	   &x = st[sp - 2];
 					const pval &y = st[sp - 1];
 
-					sp--;
-					if (x.null || y.null)
-					{
-						x.null = true;
+					if (!pop_operands(st, sp))
 						break;
-					}
 					if (is_float_type(in.type))
 					{
 						double		r;
@@ -526,12 +526,8 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					pval	   &x = st[sp - 2];
 					const pval &y = st[sp - 1];
 
-					sp--;
-					if (x.null || y.null)
-					{
-						x.null = true;
+					if (!pop_operands(st, sp))
 						break;
-					}
 					x.bits = cmp_holds(is_text_type(in.type) ? text_cmp(x, y, in.type)
 									   : val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
 					break;

@@ -222,51 +222,6 @@ accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 	return r;
 }
 
-/*
- * Call fn(lp_index, tuple, len) for every normal, visible line pointer of a page
- * image, in order (vis is null for an all-visible page).  fn returns a row count or
- * a negative TUP_* code, which stops the walk and is returned; else the sum.  The
- * host's page loops; the kernels spread the same walk over a thread block.
- */
-template <typename Fn>
-PG_GPU_HD int64_t
-for_each_tuple(const uint8_t *page, int nlp, const uint32_t *vis, Fn &&fn)
-{
-	int64_t		rows = 0;		/* weighted rows can pass 2^31 on one page */
-
-	for (int i = 0; i < nlp; i++)
-	{
-		uint32_t	w;
-
-		memcpy(&w, page + PG_GPU_PAGE_HEADER_SIZE + 4 * i, 4);
-		if (PG_GPU_LP_FLAGS(w) != PG_GPU_LP_NORMAL)
-			continue;
-		if (vis && !((vis[i >> 5] >> (i & 31)) & 1))
-			continue;
-		uint32_t	off = PG_GPU_LP_OFF(w);
-		uint32_t	len = PG_GPU_LP_LEN(w);
-
-		if (off < PG_GPU_PAGE_HEADER_SIZE || off + len > PG_GPU_BLCKSZ)
-			return TUP_BAD;
-		int			r = fn(i, page + off, len);
-
-		if (r < 0)
-			return r;
-		rows += r;
-	}
-	return rows;
-}
-
-/* Fold every visible tuple of one page image (the unit tests' CPU reference). */
-PG_GPU_HD int64_t
-accum_page_serial(const uint8_t *page, int nlp, const uint32_t *vis,
-				  const pg_gpu_agg_task &task, pg_gpu_col_state *st)
-{
-	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
-		return accum_tuple(tup, len, task, st);
-	});
-}
-
 }							/* namespace cuda */
 }							/* namespace pg_gpu */
 

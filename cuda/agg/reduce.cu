@@ -3,55 +3,33 @@
  * values reduced to an exact state on the GPU.
  *
  * Each thread folds a grid-strided share of the values with the same state
- * arithmetic as GpuAgg (agg_state.cuh), blocks merge up a shared-memory tree, and
+ * arithmetic as GpuAgg (accum_value_at, agg_state.cuh), blocks merge up a
+ * shared-memory tree (block_merge.cuh), and
  * the host merges the per-block partials in a fixed order.
  */
 #include <string.h>
 
+#include "agg/block_merge.cuh"
 #include "agg_state.cuh"
-#include "engine_internal.cuh"
+#include "engine/engine_internal.cuh"
+#include "engine/policy.cuh"
 
 namespace pg_gpu {
 namespace cuda {
 
-constexpr int kReduceThreads = 256;
-
-__global__ void __launch_bounds__(kReduceThreads)
+__global__ void __launch_bounds__(reduce_policy::threads)
 reduce_kernel(const void *values, int64_t n, int type, pg_gpu_col_state *partials)
 {
-	__shared__ pg_gpu_col_state red[kReduceThreads];
+	constexpr int T = reduce_policy::threads;
+	__shared__ pg_gpu_col_state red[T];
 	pg_gpu_col_state st;
 	const int	tid = threadIdx.x;
 
 	state_init(st, type);
 	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + tid; i < n;
 		 i += (int64_t) gridDim.x * blockDim.x)
-		switch (type)
-		{
-			case PG_GPU_INT2:
-				accum_int(st, ((const int16_t *) values)[i]);
-				break;
-			case PG_GPU_INT4:
-				accum_int(st, ((const int32_t *) values)[i]);
-				break;
-			case PG_GPU_INT8:
-				accum_int(st, ((const int64_t *) values)[i]);
-				break;
-			case PG_GPU_FLOAT4:
-				accum_float(st, ((const float *) values)[i], type);
-				break;
-			default:
-				accum_float(st, ((const double *) values)[i], type);
-				break;
-		}
-	red[tid] = st;
-	__syncthreads();
-	for (int s = kReduceThreads / 2; s > 0; s >>= 1)
-	{
-		if (tid < s)
-			state_merge(red[tid], red[tid + s], type);
-		__syncthreads();
-	}
+		accum_value_at(st, values, i, type);
+	block_merge_states<T>(red, st, type, tid);
 	if (tid == 0)
 		partials[blockIdx.x] = red[0];
 }
@@ -97,8 +75,9 @@ pg_gpu_reduce(const void *values, int64_t n, int type, pg_gpu_col_state *out,
 		return st;
 	PG_GPU_TRY(err, cudaGetDevice(&dev));
 	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-	int64_t		want = (n + kReduceThreads - 1) / kReduceThreads;
-	int			blocks = (int) (want < (int64_t) sms * 8 ? want : (int64_t) sms * 8);
+	int64_t		want = (n + reduce_policy::threads - 1) / reduce_policy::threads;
+	int64_t		most = (int64_t) sms * reduce_policy::blocks_per_sm;
+	int			blocks = (int) (want < most ? want : most);
 	size_t		bytes = value_size(type) * (size_t) n;
 
 	if ((st = device_alloc(bytes, &d_vals, err)) != PG_GPU_OK)
@@ -112,18 +91,18 @@ pg_gpu_reduce(const void *values, int64_t n, int type, pg_gpu_col_state *out,
 	}
 	cudaEventCreate(&t0);
 	cudaEventCreate(&t1);
-	cudaEventRecord(t0);
+	cudaEventRecord(t0, legacy_stream);
 	cudaError_t rc = cudaMemcpy(d_vals, values, bytes, cudaMemcpyHostToDevice);
 
 	if (rc == cudaSuccess)
 	{
-		reduce_kernel<<<blocks, kReduceThreads>>>(d_vals, n, type, d_parts);
+		reduce_kernel<<<blocks, reduce_policy::threads, 0, legacy_stream>>>(d_vals, n, type, d_parts);
 		rc = cudaGetLastError();
 	}
 	if (rc == cudaSuccess)
 		rc = cudaMemcpy(h_parts, d_parts, sizeof(pg_gpu_col_state) * blocks,
 						cudaMemcpyDeviceToHost);
-	cudaEventRecord(t1);
+	cudaEventRecord(t1, legacy_stream);
 	if (rc == cudaSuccess)
 	{
 		float		ms = 0;

@@ -1,9 +1,25 @@
 /*
- * agg_host.cpp — GpuAgg's engine emulated on the host; see agg_host.h.
+ * agg_host.cpp — the CPU twin of a GpuAgg, GpuSort or collect task
+ * (pg_gpu.emulate_gpu), behind the same function table as the GPU (engine/agg_api.h).
  *
- * Grouped tasks use the GPU's hash table code (group.cuh) with plain operations in
- * place of atomics, including a small per-chunk table merged into the global one,
- * as each thread block's shared-memory table is, so CI exercises the merge rules.
+ * It keeps the GPU's protocol — slots of page references and bitmaps, chunks
+ * submitted in order, finish, then groups, sorted batches or a key set — and runs
+ * each chunk at once, page by page with the same walker (scan/page_walk.cuh) and
+ * the same per-tuple code (heap_deform.cuh, expr.cuh).  What differs from the GPU
+ * is only how the work is spread, never the arithmetic:
+ *
+ *   plain      states folded serially (accum_page_serial).
+ *   GROUP BY   the GPU's hash table code (group.cuh) with plain operations in place
+ *              of atomics, including a small per-chunk table merged into the global
+ *              one, as each thread block's shared-memory table is, so CI exercises
+ *              the merge rules; text keys go to arena blocks that never move.
+ *   ORDER BY   runs shaped by the same sort_plan_shape, each sorted by the GPU's
+ *              passes done as stable sorts (host_sort.h) and checked for neighbours
+ *              the words cannot order; several runs merge block by block through
+ *              the same sort_merge as on the GPU, with small batches so the tests
+ *              cross their boundaries.  (No top-N select: it would pick the same
+ *              rows.)
+ *   collect    the passing rows' keys, handed to an emulated key set.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,11 +29,12 @@
 #include <new>
 #include <vector>
 
-#include "agg_host.h"
-#include "group.cuh"
-#include "heap_deform.cuh"
-#include "sort.cuh"
-#include "sort_merge.h"
+#include "emulate/emulate.h"
+#include "group/group.cuh"
+#include "emulate/host_sort.h"
+#include "scan/page_walk.cuh"
+#include "sort/sort.cuh"
+#include "sort/sort_merge.h"
 
 using namespace pg_gpu::cuda;
 
@@ -25,7 +42,7 @@ static const uint64_t kLocalCap = 64;	/* the emulated "shared-memory" table */
 static const uint64_t kLocalStr = 512;	/* and its text keys' bytes (small, so the
 										 * tests meet a full one) */
 
-struct host_agg
+struct host_agg : pg_gpu_agg
 {
 	pg_gpu_agg_task task;
 	int			capacity;
@@ -82,12 +99,6 @@ struct host_agg
 	bool		ctaken = false;	/* handed over as a key set */
 };
 
-extern "C" int
-pg_gpu_sort_words_ok(const pg_gpu_agg_task *task)
-{
-	return sort_row_words(*task) <= kMaxSortWords;
-}
-
 /* small, so that the tests cross batch boundaries */
 static const uint64_t kHostSortBatch = 64 * 1024;
 
@@ -123,34 +134,6 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 			h->run.maxlen[k] = std::max(h->run.maxlen[k], lens[k]);
 		return 1;
 	});
-}
-
-/* The GPU's passes, with stable sorts: word(i, w) is row i's word w. */
-template <typename W>
-static std::vector<uint32_t>
-host_sort_perm(uint64_t n, const sort_pass *ps, int np, W word)
-{
-	std::vector<uint32_t> idx(n);
-
-	for (uint64_t i = 0; i < n; i++)
-		idx[i] = (uint32_t) i;
-	for (int p = 0; p < np; p++)
-		std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-			return pass_bits(word(a, ps[p].w), ps[p]) < pass_bits(word(b, ps[p].w), ps[p]);
-		});
-	return idx;
-}
-
-/* Whether two neighbours in idx cannot be ordered by their words (sort_unresolved). */
-template <typename W>
-static bool
-host_unordered(const pg_gpu_agg_task &t, const std::vector<uint32_t> &idx, W word)
-{
-	for (size_t i = 1; i < idx.size(); i++)
-		if (sort_unresolved(t, [&](int w) { return word(idx[i - 1], w); },
-							[&](int w) { return word(idx[i], w); }))
-			return true;
-	return false;
 }
 
 /* One page of a collect task: each passing row's key. */
@@ -190,7 +173,7 @@ host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 
 /*
  * Close the current run: sort it; the only run of a sort stays as the output, any
- * other becomes a sort_run for the merge (agg_engine.cu's sort_run_close).
+ * other becomes a sort_run for the merge (sort/sort_runs.cu's sort_run_close).
  */
 static pg_gpu_status
 sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
@@ -338,7 +321,7 @@ merge_block_host(host_agg *h, pg_gpu_sort_batch *out)
 	out->ref = h->sorted_ref.data();
 }
 
-pg_gpu_status
+static pg_gpu_status
 host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 {
 	uint64_t	m = h->nsorted;
@@ -364,7 +347,7 @@ host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-/* Room in the arena for one page's new text keys (agg_engine.cu's bound). */
+/* Room in the arena for one page's new text keys (group/group.cu's arena_reserve). */
 static void
 host_arena_reserve(host_agg *h, int nlp)
 {
@@ -488,7 +471,7 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	});
 }
 
-host_agg *
+static host_agg *
 host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
 	host_agg   *h = new (std::nothrow) host_agg();
@@ -535,7 +518,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 	return h;
 }
 
-pg_gpu_status
+static pg_gpu_status
 host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out)
 {
 	out->slot = slot;
@@ -546,7 +529,7 @@ host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out)
 	return PG_GPU_OK;
 }
 
-pg_gpu_status
+static pg_gpu_status
 host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 {
 	if (h->task.sort)
@@ -619,7 +602,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-pg_gpu_status
+static pg_gpu_status
 host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 {
 	memset(res, 0, sizeof(*res));
@@ -660,7 +643,7 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
-void
+static void
 host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
 			   pg_gpu_col_state *states)
 {
@@ -668,342 +651,13 @@ host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64
 				 states);
 }
 
-void
+static void
 host_agg_end(host_agg *h)
 {
 	delete h;
 }
 
-/* ---- GpuSort over a child plan: keys from the caller, words sorted on the GPU ---- */
-
-struct pg_gpu_keysort
-{
-	pg_gpu_agg_task task;
-	int			nwords = 0;
-	std::vector<std::vector<uint64_t>> words;	/* word w of row i: words[w][i] */
-	sort_stats	seen = {};
-	std::vector<uint32_t> order;
-};
-
-extern "C" pg_gpu_keysort *
-pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
-{
-	if (!task->emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
-		return nullptr;
-	if (!task->sort || task->nkeys < 1 || task->nkeys > PG_GPU_MAX_KEYS ||
-		sort_row_words(*task) > kMaxSortWords)
-	{
-		host_error(err, PG_GPU_INVALID_TASK, "invalid sort task");
-		return nullptr;
-	}
-
-	pg_gpu_keysort *ks = new (std::nothrow) pg_gpu_keysort();
-
-	if (!ks)
-	{
-		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
-		return nullptr;
-	}
-	ks->task = *task;
-	ks->nwords = sort_row_words(*task);
-	ks->words.resize(ks->nwords);
-	return ks;
-}
-
-extern "C" pg_gpu_status
-pg_gpu_keysort_add(pg_gpu_keysort *ks, const uint64_t *vals, const uint32_t *lens, uint32_t nulls,
-				   pg_gpu_error *err)
-{
-	const pg_gpu_agg_task &t = ks->task;
-	pval		keys[PG_GPU_MAX_KEYS];
-	uint64_t	wds[kMaxSortWords];
-	uint32_t	nl,
-				lg,
-				kl[PG_GPU_MAX_KEYS];
-
-	for (int k = 0; k < t.nkeys; k++)
-	{
-		keys[k].null = (nulls >> k) & 1;
-		keys[k].bits = keys[k].null ? 0 : vals[k];
-		keys[k].len = keys[k].null ? 0 : lens[k];
-	}
-	sort_encode(t, keys, wds, &nl, &lg, kl);
-	try
-	{
-		for (int w = 0; w < ks->nwords; w++)
-			ks->words[w].push_back(wds[w]);
-	}
-	catch (const std::bad_alloc &)
-	{
-		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for sort keys");
-	}
-	ks->seen.count++;
-	ks->seen.nulls |= nl;
-	ks->seen.longs |= lg;
-	for (int k = 0; k < t.nkeys; k++)
-		ks->seen.maxlen[k] = std::max(ks->seen.maxlen[k], kl[k]);
-	return PG_GPU_OK;
-}
-
-extern "C" uint64_t
-pg_gpu_keysort_bytes(const pg_gpu_keysort *ks)
-{
-	uint64_t	bytes = 0;
-
-	for (const auto &w : ks->words)
-		bytes += w.capacity() * sizeof(uint64_t);	/* as allocated: vectors double */
-	return bytes;
-}
-
-extern "C" pg_gpu_status
-pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n, double *gpu_ms,
-					uint64_t *bytes_h2d, pg_gpu_error *err)
-{
-	const pg_gpu_agg_task &t = ks->task;
-	uint64_t	rows = ks->seen.count;
-	sort_pass	ps[kMaxSortPasses];
-	int			np = sort_passes(t, ks->seen.nulls, ks->seen.longs, ks->seen.maxlen, ps);
-	auto		word = [&](uint64_t i, int w) { return ks->words[w][i]; };
-	pg_gpu_status st = PG_GPU_OK;
-
-	*gpu_ms = 0;
-	*bytes_h2d = 0;
-	if (rows > 0x7FFFFFFFULL)
-		return host_error(err, PG_GPU_OUT_OF_MEMORY, "too many rows for one GPU sort");
-	try
-	{
-		if (t.emulate)
-		{
-			ks->order = host_sort_perm(rows, ps, np, word);
-			if (ks->seen.longs && host_unordered(t, ks->order, word))
-				return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
-		}
-		else
-		{
-			std::vector<const uint64_t *> w(ks->nwords);
-
-			for (int i = 0; i < ks->nwords; i++)
-				w[i] = ks->words[i].data();
-			ks->order.resize(rows);
-			st = engine_sort_words(t, rows, w.data(), ps, np, ks->seen.longs != 0,
-								   ks->order.data(), gpu_ms, bytes_h2d, err);
-		}
-	}
-	catch (const std::bad_alloc &)
-	{
-		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for the sort order");
-	}
-	if (st != PG_GPU_OK)
-		return st;
-	*order = ks->order.data();
-	*n = (t.sort_limit > 0 && (uint64_t) t.sort_limit < rows) ? (uint64_t) t.sort_limit : rows;
-	return PG_GPU_OK;
-}
-
-extern "C" void
-pg_gpu_keysort_end(pg_gpu_keysort *ks)
-{
-	delete ks;
-}
-
-/* ---- Key sets: built and probed on the GPU, or emulated here ---------------- */
-
-struct pg_gpu_keyset
-{
-	int			type = 0;
-	bool		emulate = false;
-	uint64_t	n = 0;
-	uint64_t	distinct = 0;
-	/* emulated: the keys and the table on the host */
-	std::vector<int64_t> vals;
-	std::vector<uint8_t> data;
-	std::vector<uint64_t> off;
-	std::vector<uint64_t> tab;
-	std::vector<uint64_t> mult;
-	uint64_t	max_mult = 0;
-	engine_keyset *dev = nullptr;
-};
-
-static keyset_keys
-host_keys(int type, const int64_t *vals, const char *data, const uint64_t *off)
-{
-	keyset_keys k;
-
-	k.type = type;
-	k.vals = vals;
-	k.data = (const uint8_t *) data;
-	k.off = off;
-	return k;
-}
-
-extern "C" pg_gpu_keyset *
-pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
-					const uint64_t *off, int emulate, pg_gpu_error *err)
-{
-	if (type != PG_GPU_INT8 && type != PG_GPU_TEXT && type != PG_GPU_BPCHAR)
-	{
-		host_error(err, PG_GPU_INVALID_TASK, "key sets hold integers or text");
-		return nullptr;
-	}
-	if (n >= 0xFFFFFFFFULL)
-	{
-		host_error(err, PG_GPU_OUT_OF_MEMORY, "too many keys for one key set");
-		return nullptr;
-	}
-	if (!emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
-		return nullptr;
-
-	pg_gpu_keyset *ks = new (std::nothrow) pg_gpu_keyset();
-
-	if (!ks)
-	{
-		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
-		return nullptr;
-	}
-	ks->type = type;
-	ks->emulate = emulate != 0;
-	ks->n = n;
-	try
-	{
-		if (!emulate)
-		{
-			if (engine_keyset_build(host_keys(type, vals, data, off), n, &ks->dev, &ks->distinct,
-									err) != PG_GPU_OK)
-			{
-				pg_gpu_keyset_free(ks);
-				return nullptr;
-			}
-			return ks;
-		}
-		if (type == PG_GPU_INT8)
-			ks->vals.assign(vals, vals + n);
-		else
-		{
-			ks->off.assign(off, off + n + 1);
-			ks->data.assign((const uint8_t *) data, (const uint8_t *) data + off[n]);
-		}
-
-		keyset_keys k = host_keys(type, ks->vals.data(), (const char *) ks->data.data(),
-								  ks->off.data());
-		uint64_t	mask = keyset_capacity(n) - 1;
-
-		ks->tab.assign(mask + 1, 0);
-		/* in index order, so the first of equal keys holds the slot */
-		for (uint64_t i = 0; i < n; i++)
-		{
-			uint64_t	h = keyset_hash(k, i);
-
-			for (uint64_t s = h & mask;; s = (s + 1) & mask)
-			{
-				uint64_t	e = ks->tab[s];
-
-				if (e == 0)
-				{
-					ks->tab[s] = keyset_slot(h, i);
-					ks->distinct++;
-					break;
-				}
-				if ((e >> 32) == (h >> 32) && keyset_equal(k, (e & 0xFFFFFFFFu) - 1, k, i))
-					break;
-			}
-		}
-		ks->mult.assign(n > 0 ? n : 1, 0);
-		for (uint64_t i = 0; i < n; i++)
-			ks->max_mult = std::max(ks->max_mult,
-									++ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]);
-	}
-	catch (const std::bad_alloc &)
-	{
-		pg_gpu_keyset_free(ks);
-		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set");
-		return nullptr;
-	}
-	return ks;
-}
-
-pg_gpu_keyset *
-pg_gpu_keyset_to_device(const pg_gpu_keyset *host, pg_gpu_error *err)
-{
-	return pg_gpu_keyset_build(host->type, host->n, host->vals.data(),
-							   (const char *) host->data.data(), host->off.data(), 0, err);
-}
-
-extern "C" pg_gpu_status
-pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const char *data,
-					const uint64_t *off, int64_t *out, pg_gpu_error *err)
-{
-	keyset_keys q = host_keys(ks->type, vals, data, off);
-
-	if (!ks->emulate)
-		return engine_keyset_probe(ks->dev, q, m, out, err);
-
-	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
-							  ks->off.data());
-
-	for (uint64_t j = 0; j < m; j++)
-		out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
-	return PG_GPU_OK;
-}
-
-extern "C" pg_gpu_status
-pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err)
-{
-	if (!ks->emulate)
-		return engine_keyset_ordinals(ks->dev, ks->n, out, err);
-
-	keyset_keys k = host_keys(ks->type, ks->vals.data(), (const char *) ks->data.data(),
-							  ks->off.data());
-
-	for (uint64_t i = 0; i < ks->n; i++)
-		out[i] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, k, i);
-	return PG_GPU_OK;
-}
-
-extern "C" uint64_t
-pg_gpu_keyset_size(const pg_gpu_keyset *ks)
-{
-	return ks->distinct;
-}
-
-extern "C" void
-pg_gpu_keyset_ref(const pg_gpu_keyset *ks, pg_gpu_set_ref *out)
-{
-	uint8_t		has_null = out->has_null,
-				nonempty = out->nonempty;
-
-	memset(out, 0, sizeof(*out));
-	out->type = ks->type;
-	out->has_null = has_null;
-	out->nonempty = nonempty;
-	if (!ks->emulate)
-	{
-		engine_keyset_ref(ks->dev, out);
-		return;
-	}
-	out->tab = (uint64_t) (uintptr_t) ks->tab.data();
-	out->mask = ks->tab.size() - 1;
-	out->vals = (uint64_t) (uintptr_t) ks->vals.data();
-	out->data = (uint64_t) (uintptr_t) ks->data.data();
-	out->off = (uint64_t) (uintptr_t) ks->off.data();
-	out->mult = (uint64_t) (uintptr_t) ks->mult.data();
-	out->max_mult = ks->max_mult;
-}
-
-pg_gpu_keyset *
-keyset_from_engine(int type, uint64_t n, uint64_t distinct, engine_keyset *dev)
-{
-	pg_gpu_keyset *ks = new (std::nothrow) pg_gpu_keyset();
-
-	if (!ks)
-		return nullptr;
-	ks->type = type;
-	ks->n = n;
-	ks->distinct = distinct;
-	ks->dev = dev;
-	return ks;
-}
-
-pg_gpu_keyset *
+static pg_gpu_keyset *
 host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
 {
 	bool		text = is_text_type(h->task.keys[0].type);
@@ -1023,11 +677,40 @@ host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	return ks;
 }
 
-extern "C" void
-pg_gpu_keyset_free(pg_gpu_keyset *ks)
+/* ---- the handle's function table (engine/agg_api.h) ---------------------- */
+
+static host_agg *
+H(pg_gpu_agg *a)
 {
-	if (!ks)
-		return;
-	engine_keyset_free(ks->dev);
-	delete ks;
+	return static_cast<host_agg *>(a);
+}
+
+static const agg_ops host_ops = {
+	[](pg_gpu_agg *, int) { return 1; },
+	[](pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out) { return host_agg_slot_get(H(a), slot, out); },
+	[](pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err) {
+		return host_agg_submit(H(a), slot, npages, nvis, err);
+	},
+	[](pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err) {
+		return host_agg_finish(H(a), res, err);
+	},
+	[](pg_gpu_agg *a, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
+	   pg_gpu_col_state *states) { host_agg_group(H(a), g, keys, nullmask, rows, states); },
+	[](pg_gpu_agg *a, pg_gpu_sort_batch *out, pg_gpu_error *err) {
+		return host_agg_sort_next(H(a), out, err);
+	},
+	[](pg_gpu_agg *a, int type, uint64_t *keys, int *has_null, pg_gpu_error *err) {
+		return host_agg_keyset(H(a), type, keys, has_null, err);
+	},
+	[](pg_gpu_agg *a) { host_agg_end(H(a)); },
+};
+
+pg_gpu_agg *
+emulate_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	host_agg   *h = host_agg_begin(task, err);
+
+	if (h)
+		h->ops = &host_ops;
+	return h;
 }

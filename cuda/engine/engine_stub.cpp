@@ -8,14 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg_host.h"
+#include "engine/agg_api.h"
+#include "keyset/keyset_engine.h"
 #include "pg_gpu_engine.h"
-
-/* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run. */
-struct pg_gpu_agg
-{
-	host_agg   *host;
-};
+#include "sort/sort_engine.h"
 
 static pg_gpu_status
 not_compiled(pg_gpu_error *err)
@@ -84,75 +80,18 @@ pg_gpu_cache_free(uint64_t addr, int emulate)
 		free((void *) (uintptr_t) addr);
 }
 
-extern "C" pg_gpu_agg *
-pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+/* Without CUDA only the host emulation (pg_gpu.emulate_gpu) can run a task. */
+pg_gpu_agg *
+gpu_agg_begin(const pg_gpu_agg_task *, pg_gpu_error *err)
 {
-	if (!task->emulate)
-	{
-		not_compiled(err);
-		return nullptr;
-	}
-	host_agg   *h = host_agg_begin(task, err);
-
-	if (!h)
-		return nullptr;
-	return new pg_gpu_agg{h};
-}
-
-extern "C" int pg_gpu_agg_slot_idle(pg_gpu_agg *, int) { return 1; }
-extern "C" int pg_gpu_agg_all_idle(pg_gpu_agg *) { return 1; }
-
-extern "C" pg_gpu_status
-pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_error *)
-{
-	return host_agg_slot_get(agg->host, slot, out);
-}
-
-extern "C" pg_gpu_status
-pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
-{
-	return host_agg_submit(agg->host, slot, npages, nvis, err);
-}
-
-extern "C" pg_gpu_status
-pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
-{
-	return host_agg_finish(agg->host, res, err);
-}
-
-extern "C" void
-pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
-				 int64_t *rows, pg_gpu_col_state *states)
-{
-	host_agg_group(agg->host, g, keys, nullmask, rows, states);
-}
-
-extern "C" pg_gpu_status
-pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
-{
-	return host_agg_sort_next(agg->host, out, err);
-}
-
-extern "C" pg_gpu_keyset *
-pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
-{
-	return host_agg_keyset(agg->host, type, keys, has_null, err);
+	not_compiled(err);
+	return nullptr;
 }
 
 extern "C" pg_gpu_status
 pg_gpu_reduce(const void *, int64_t, int, pg_gpu_col_state *, double *, pg_gpu_error *err)
 {
 	return not_compiled(err);
-}
-
-extern "C" void
-pg_gpu_agg_end(pg_gpu_agg *agg)
-{
-	if (agg)
-	{
-		host_agg_end(agg->host);
-		delete agg;
-	}
 }
 
 pg_gpu_status

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "sort.cuh"
+#include "sort/sort.cuh"
 
 namespace pg_gpu {
 namespace cuda {

@@ -9,7 +9,6 @@
  */
 #include <signal.h>
 #include <stdlib.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include <atomic>
@@ -18,7 +17,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "engine_internal.cuh"
+#include "engine/engine_internal.cuh"
 
 namespace pg_gpu {
 namespace cuda {
@@ -37,21 +36,6 @@ static pg_gpu_status g_init_status = PG_GPU_OK;
 static char g_init_message[256];
 static uint64_t g_memory_limit = 0;
 static uint64_t g_device_in_use = 0;	/* bytes handed out plus cached */
-
-pg_gpu_status
-set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...)
-{
-	if (err)
-	{
-		va_list		ap;
-
-		err->status = st;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
 
 pg_gpu_status
 from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what)
@@ -102,11 +86,7 @@ static Pool g_pinned_pool;
 static size_t
 size_class(size_t bytes)
 {
-	size_t		c = 4096;
-
-	while (c < bytes)
-		c <<= 1;
-	return c;
+	return pow2_at_least(bytes, 4096);
 }
 
 static bool

@@ -11,40 +11,11 @@
 using namespace pg_gpu::cuda;
 
 extern "C" void
-pg_gpu_col_state_init(pg_gpu_col_state *s, int coltype)
-{
-	state_init(*s, coltype);
-}
-
-extern "C" void
-pg_gpu_col_state_merge(pg_gpu_col_state *a, const pg_gpu_col_state *b, int coltype)
-{
-	state_merge(*a, *b, coltype);
-}
-
-extern "C" void
 pg_gpu_reduce_host(const void *values, int64_t n, int coltype, pg_gpu_col_state *out)
 {
 	state_init(*out, coltype);
 	for (int64_t i = 0; i < n; i++)
-		switch (coltype)
-		{
-			case PG_GPU_INT2:
-				accum_int(*out, ((const int16_t *) values)[i]);
-				break;
-			case PG_GPU_INT4:
-				accum_int(*out, ((const int32_t *) values)[i]);
-				break;
-			case PG_GPU_INT8:
-				accum_int(*out, ((const int64_t *) values)[i]);
-				break;
-			case PG_GPU_FLOAT4:
-				accum_float(*out, ((const float *) values)[i], coltype);
-				break;
-			default:
-				accum_float(*out, ((const double *) values)[i], coltype);
-				break;
-		}
+		accum_value_at(*out, values, i, coltype);
 }
 
 /* Decimal digits of an unsigned 192-bit number, by repeated division by 10^9. */

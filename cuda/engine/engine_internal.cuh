@@ -17,12 +17,12 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "engine/error.h"
 #include "pg_gpu_engine.h"
 
 namespace pg_gpu {
 namespace cuda {
 
-pg_gpu_status set_error(pg_gpu_error *err, pg_gpu_status st, const char *fmt, ...);
 pg_gpu_status from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what);
 
 /* PG_GPU_OK when rc is cudaSuccess, else from_cuda's status. */
@@ -46,6 +46,28 @@ pg_gpu_status pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err);
 void		pinned_free(void *ptr);
 uint64_t	device_memory_limit();
 uint64_t	device_budget();
+
+/*
+ * The legacy default stream (stream 0; the engine is built without
+ * --default-stream per-thread).  Work on it waits for, and is waited for by, every
+ * blocking stream and the blocking cudaMemcpy/cudaMemset calls around it; the
+ * engine's synchronous steps (growing a table, closing a sort run, a merge block,
+ * a key set) rely on that ordering, so they name this stream rather than one of
+ * their own.  The slots' chunks and the sort's output batches run on non-blocking
+ * streams of their own.
+ */
+constexpr cudaStream_t legacy_stream = nullptr;
+
+/* The least power of two >= v and >= floor (a pool's size class: floor 4096). */
+inline uint64_t
+pow2_at_least(uint64_t v, uint64_t floor = 1)
+{
+	uint64_t	c = floor;
+
+	while (c < v)
+		c <<= 1;
+	return c;
+}
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

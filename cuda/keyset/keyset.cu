@@ -8,9 +8,10 @@
 
 #include "cub.cuh"
 
-#include "agg_host.h"
-#include "engine_internal.cuh"
-#include "keyset.cuh"
+#include "engine/engine_internal.cuh"
+#include "engine/policy.cuh"
+#include "keyset/keyset.cuh"
+#include "keyset/keyset_engine.h"
 
 using namespace pg_gpu::cuda;
 
@@ -77,7 +78,7 @@ struct max_op
 static __global__ void
 keyset_max_kernel(const unsigned long long *mult, uint64_t n, unsigned long long *out)
 {
-	using BlockReduce = cub::BlockReduce<unsigned long long, 256>;
+	using BlockReduce = cub::BlockReduce<unsigned long long, grid_policy::threads>;
 	__shared__ typename BlockReduce::TempStorage tmp;
 	unsigned long long m = 0;
 
@@ -121,12 +122,14 @@ keys_to_device(const keyset_keys &h, uint64_t n, keyset_keys *d, int64_t **vals,
 					  "cudaMemcpy");
 }
 
+/* One thread per key, at least one block, at most grid_policy::max_blocks. */
 static int
 grid_blocks(uint64_t n)
 {
-	uint64_t	b = (n + 255) / 256;
+	constexpr int T = grid_policy::threads;
+	uint64_t	b = (n + T - 1) / T;
 
-	return (int) (b < 1 ? 1 : b > 65535 ? 65535 : b);
+	return (int) (b < 1 ? 1 : b > (uint64_t) grid_policy::max_blocks ? grid_policy::max_blocks : b);
 }
 
 /* The table and the multiplicities of the keys ks->keys (n of them, on the device). */
@@ -147,11 +150,14 @@ keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err
 		cudaMemset(d_count, 0, sizeof(count));
 		if (n > 0)
 		{
-			keyset_build_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n, d_count);
-			keyset_count_kernel<<<grid_blocks(n), 256>>>(ks->d_tab, ks->mask, ks->keys, n,
-														 (unsigned long long *) ks->d_mult);
-			keyset_max_kernel<<<grid_blocks(n), 256>>>((const unsigned long long *) ks->d_mult, n,
-													   d_count + 1);
+			constexpr int T = grid_policy::threads;
+
+			keyset_build_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(ks->d_tab, ks->mask,
+																		 ks->keys, n, d_count);
+			keyset_count_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+				ks->d_tab, ks->mask, ks->keys, n, (unsigned long long *) ks->d_mult);
+			keyset_max_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+				(const unsigned long long *) ks->d_mult, n, d_count + 1);
 		}
 		st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
 						 "keyset_build_kernel");
@@ -251,79 +257,7 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->max_mult = ks->max_mult;
 }
 
-/* ---- dictionaries: a trie's arrays on the device; bulk lookups in any set ---- */
-
-struct engine_trie
-{
-	uint8_t    *buf = nullptr;	/* every array, 16-byte aligned, then the view */
-	trie_view  *view = nullptr;
-};
-
-pg_gpu_status
-engine_trie_upload(const void *const *arrays, const uint64_t *bytes, uint64_t nnodes,
-				   engine_trie **dev, pg_gpu_error *err)
-{
-	engine_trie *t = new (std::nothrow) engine_trie();
-	uint64_t	at[9],
-				total = 0;
-	pg_gpu_status st;
-	trie_view	v = {};
-
-	*dev = nullptr;
-	if (!t)
-		return set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
-	for (int i = 0; i < 8; i++)
-	{
-		at[i] = total;
-		total += (bytes[i] + 15) & ~15ULL;
-	}
-	at[8] = total;
-	total += sizeof(trie_view);
-	if ((st = device_alloc(total, (void **) &t->buf, err)) != PG_GPU_OK)
-	{
-		delete t;
-		return st;
-	}
-	for (int i = 0; i < 8 && st == PG_GPU_OK; i++)
-		if (bytes[i] > 0)
-			st = cuda_status(err, cudaMemcpy(t->buf + at[i], arrays[i], bytes[i],
-											 cudaMemcpyHostToDevice), "cudaMemcpy");
-	v.louds = (const uint64_t *) (t->buf + at[0]);
-	v.sel0 = (const uint64_t *) (t->buf + at[1]);
-	v.labels = t->buf + at[2];
-	v.term = (const uint64_t *) (t->buf + at[3]);
-	v.term_rank = (const uint32_t *) (t->buf + at[4]);
-	v.toff = (const uint64_t *) (t->buf + at[5]);
-	v.tail = t->buf + at[6];
-	v.ord = (const uint32_t *) (t->buf + at[7]);
-	v.nnodes = nnodes;
-	t->view = (trie_view *) (t->buf + at[8]);
-	if (st == PG_GPU_OK)
-		st = cuda_status(err, cudaMemcpy(t->view, &v, sizeof(v), cudaMemcpyHostToDevice),
-						 "cudaMemcpy");
-	if (st != PG_GPU_OK)
-	{
-		engine_trie_free(t);
-		return st;
-	}
-	*dev = t;
-	return PG_GPU_OK;
-}
-
-uint64_t
-engine_trie_view(const engine_trie *dev)
-{
-	return (uint64_t) (uintptr_t) dev->view;
-}
-
-void
-engine_trie_free(engine_trie *dev)
-{
-	if (!dev)
-		return;
-	device_free(dev->buf);
-	delete dev;
-}
+/* ---- bulk lookups in any set: a key set or a dictionary (dict/trie.cu) ---- */
 
 /* One thread per probe key (seed 003's query-parallel search). */
 static __global__ void
@@ -364,7 +298,8 @@ engine_keyset_ordinals(engine_keyset *ks, uint64_t n, int64_t *out, pg_gpu_error
 	set.nonempty = 1;
 	if ((st = device_alloc(n * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
 	{
-		set_probe_kernel<<<grid_blocks(n), 256>>>(set, ks->keys, n, d_out);
+		set_probe_kernel<<<grid_blocks(n), grid_policy::threads, 0, legacy_stream>>>(set, ks->keys,
+																					 n, d_out);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			st = cuda_status(err, cudaMemcpy(out, d_out, n * sizeof(int64_t),
 											 cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -396,7 +331,8 @@ engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, in
 		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
 	{
 		cudaEventRecord(e0);
-		set_probe_kernel<<<grid_blocks(m), 256>>>(set, dq, m, d_out);
+		set_probe_kernel<<<grid_blocks(m), grid_policy::threads, 0, legacy_stream>>>(set, dq, m,
+																					 d_out);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			cudaEventRecord(e1);
 		if (st == PG_GPU_OK &&

@@ -1,5 +1,5 @@
 /*
- * dict_host.cpp — dictionaries (pg_gpu_engine.h): named key sets kept for
+ * dict.cpp — dictionaries (pg_gpu_engine.h): named key sets kept for
  * repeated lookups, as a hash table (keyset.cuh) or a LOUDS trie (trie.cuh).
  *
  * Both are built on the host, which keeps them for lookups on the CPU (a query
@@ -17,8 +17,9 @@
 #include <numeric>
 #include <vector>
 
-#include "agg_host.h"
-#include "trie.cuh"
+#include "dict/trie.cuh"
+#include "emulate/emulate.h"
+#include "keyset/keyset_engine.h"
 
 using namespace pg_gpu::cuda;
 

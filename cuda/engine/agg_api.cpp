@@ -1,0 +1,160 @@
+/*
+ * agg_api.cpp — pg_gpu_agg_* and pg_gpu_sort_next: the task checked, the GPU or
+ * its CPU twin chosen once at begin (agg_api.h), every later call sent through the
+ * handle's function table.  Built with the host compiler, with or without nvcc.
+ */
+#include "engine/agg_api.h"
+#include "engine/error.h"
+#include "sort/sort.cuh"
+
+using namespace pg_gpu::cuda;
+
+static bool
+valid_expr(const pg_gpu_agg_task *t, const pg_gpu_expr &e, bool required)
+{
+	if (e.len == 0)
+		return !required;
+	return e.start + e.len <= t->nprog && e.start + e.len <= PG_GPU_MAX_PROG;
+}
+
+bool
+valid_agg_task(const pg_gpu_agg_task *t)
+{
+	if (t->ncols < 0 || t->ncols > PG_GPU_MAX_COLS ||
+		t->ninputs < 0 || t->ninputs > PG_GPU_MAX_AGG_COLS ||
+		t->nkeys < 0 || t->nkeys > PG_GPU_MAX_KEYS ||
+		t->nprog < 0 || t->nprog > PG_GPU_MAX_PROG ||
+		t->natts < 0 || t->natts > PG_GPU_MAX_DEFORM_ATTS || t->chunk_pages <= 0)
+		return false;
+	for (int c = 0; c < t->ncols; c++)
+		if (t->cols[c].attidx >= t->natts ||
+			(c > 0 && t->cols[c].attidx <= t->cols[c - 1].attidx))
+			return false;
+	for (int i = 0; i < t->nprog; i++)
+	{
+		const pg_gpu_instr &in = t->prog[i];
+
+		if ((in.op == PG_GPU_OP_COL && in.a >= t->ncols) ||
+			(in.op == PG_GPU_OP_CONST && in.a >= PG_GPU_MAX_CONSTS) ||
+			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
+			return false;
+		/* a set the caller filled in */
+		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT ||
+			 in.op == PG_GPU_OP_SET_ORD) &&
+			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS ||
+			 (t->sets[in.a].tab == 0 && t->sets[in.a].trie == 0) ||
+			 (in.op == PG_GPU_OP_SET_MULT && t->sets[in.a].mult == 0) ||
+			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
+			return false;
+		/* text constants lie inside the pool */
+		int			nc = in.op == PG_GPU_OP_CONST ? 1 : in.op == PG_GPU_OP_IN ? (int) in.b : 0;
+
+		for (int j = 0; is_text_type(in.type) && j < nc; j++)
+		{
+			uint64_t	w = t->consts[in.a + j];
+
+			if (!((t->const_null >> (in.a + j)) & 1) &&
+				(w >> 32) + (uint32_t) w > PG_GPU_MAX_STRPOOL)
+				return false;
+		}
+	}
+	for (int i = 0; i < t->ninputs; i++)
+		if (!valid_expr(t, t->inputs[i], true))
+			return false;
+	for (int k = 0; k < t->nkeys; k++)
+		if (!valid_expr(t, t->keys[k], true))
+			return false;
+	/* weights: counting rows, or repeating a sort's rows by a set's multiplicity */
+	if (t->weight.len > 0 && (t->ninputs > 0 || (t->nkeys > 0 && !t->sort) ||
+							  (t->sort && sort_repeat_bound(*t) == 0)))
+		return false;
+	/* collecting: one integer or text key */
+	if (t->collect &&
+		(t->nkeys != 1 || t->ninputs > 0 || t->sort ||
+		 !(is_text_type(t->keys[0].type) || t->keys[0].type == PG_GPU_INT2 ||
+		   t->keys[0].type == PG_GPU_INT4 || t->keys[0].type == PG_GPU_INT8 ||
+		   t->keys[0].type == PG_GPU_DATE || t->keys[0].type == PG_GPU_TIMESTAMP)))
+		return false;
+	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
+}
+
+
+/*
+ * The GPU begins by starting CUDA and then checks the task; the emulation only
+ * checks it.
+ */
+extern "C" pg_gpu_agg *
+pg_gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	if (!task->emulate)
+		return gpu_agg_begin(task, err);
+	if (!valid_agg_task(task))
+	{
+		set_error(err, PG_GPU_INVALID_TASK, "invalid aggregation task");
+		return nullptr;
+	}
+	return emulate_agg_begin(task, err);
+}
+
+extern "C" int
+pg_gpu_agg_slot_idle(pg_gpu_agg *agg, int slot)
+{
+	return agg->ops->slot_idle(agg, slot);
+}
+
+extern "C" int
+pg_gpu_agg_all_idle(pg_gpu_agg *agg)
+{
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		if (!pg_gpu_agg_slot_idle(agg, i))
+			return 0;
+	return 1;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_error *err)
+{
+	if (slot < 0 || slot >= PG_GPU_AGG_SLOTS || !pg_gpu_agg_slot_idle(agg, slot))
+		return set_error(err, PG_GPU_INVALID_TASK, "chunk slot %d is not idle", slot);
+	return agg->ops->slot_get(agg, slot, out);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
+{
+	if (npages <= 0)
+		return PG_GPU_OK;
+	return agg->ops->submit(agg, slot, npages, nvis, err);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_agg_finish(pg_gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	return agg->ops->finish(agg, res, err);
+}
+
+extern "C" void
+pg_gpu_agg_group(pg_gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
+				 int64_t *rows, pg_gpu_col_state *states)
+{
+	agg->ops->group(agg, g, keys, nullmask, rows, states);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_sort_next(pg_gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	return agg->ops->sort_next(agg, out, err);
+}
+
+extern "C" pg_gpu_keyset *
+pg_gpu_agg_keyset(pg_gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
+{
+	return agg->ops->keyset(agg, type, keys, has_null, err);
+}
+
+extern "C" void
+pg_gpu_agg_end(pg_gpu_agg *agg)
+{
+	if (agg)
+		agg->ops->end(agg);
+}

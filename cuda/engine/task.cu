@@ -1,0 +1,432 @@
+/*
+ * task.cu — the task ring: a GpuAgg, GpuSort or collect task's setup, its chunk
+ * slots and their streams, each chunk handed to its operator, the end of the
+ * scan, and the teardown.  See task.cuh for the ring's design.
+ *
+ * Setup sizes everything once: the operator's own (its task_operator's setup),
+ * then, under a device memory cap, the chunk so that every slot's
+ * buffers fit, then the slots (a non-blocking stream, an event, pinned and device
+ * buffers each).  A submit copies the chunk's references, bitmaps and (gather
+ * mode) pages on the slot's stream and launches the operator's kernel there; the
+ * operator's reserve step runs first, on the host, and may wait for the slots.
+ * Finish waits for the device, reads every slot's counters and error, merges a
+ * plain task's partials in slot and block order, and lets the operator collect
+ * its result.  The handle's function table (gpu_ops) is what pg_gpu_agg_* call.
+ */
+#include <string.h>
+
+#include <new>
+
+#include "engine/task.cuh"
+
+namespace pg_gpu {
+namespace cuda {
+
+static void gpu_end(pg_gpu_agg *a);
+static void gpu_group(pg_gpu_agg *a, int64_t g, uint64_t *keys, uint32_t *nullmask,
+					  int64_t *rows, pg_gpu_col_state *states);
+static pg_gpu_status gpu_sort_next(pg_gpu_agg *a, pg_gpu_sort_batch *out, pg_gpu_error *err);
+static pg_gpu_keyset *gpu_keyset(pg_gpu_agg *a, int type, uint64_t *keys, int *has_null,
+								 pg_gpu_error *err);
+static int	gpu_slot_idle(pg_gpu_agg *a, int slot);
+static pg_gpu_status gpu_slot_get(pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out);
+static pg_gpu_status gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis,
+								pg_gpu_error *err);
+static pg_gpu_status gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err);
+
+static const agg_ops gpu_ops = {
+	gpu_slot_idle, gpu_slot_get, gpu_submit, gpu_finish, gpu_group, gpu_sort_next, gpu_keyset,
+	gpu_end,
+};
+
+static pg_gpu_status
+agg_setup(gpu_agg *agg, pg_gpu_error *err)
+{
+	const pg_gpu_agg_task &t = agg->task;
+	int			dev = 0,
+				sms = 0;
+	int			nin = t.ninputs ? t.ninputs : 1;
+	pg_gpu_status st;
+
+	PG_GPU_TRY(err, cudaGetDevice(&dev));
+	PG_GPU_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	agg->max_blocks = sms * page_policy::blocks_per_sm;
+	agg->capacity = t.chunk_pages;
+	if (agg->op->setup && (st = agg->op->setup(agg, sms, err)) != PG_GPU_OK)
+		return st;
+
+	/*
+	 * Under a device memory cap, shrink the chunk so that every slot's buffers fit
+	 * (pool blocks are rounded up to powers of two; a sort's shape has counted its
+	 * slots already).  Fixed costs first: partials and counters per slot.
+	 */
+	uint64_t	limit = device_memory_limit();
+
+	if (limit && !agg->sorting)
+	{
+		auto		pow2 = [](size_t b) { return pow2_at_least(b, 4096); };
+		size_t		fixed = PG_GPU_AGG_SLOTS *
+			(pow2(sizeof(pg_gpu_col_state) * agg->max_blocks * nin) +
+			 pow2(sizeof(unsigned long long) + sizeof(int)));
+
+		if (agg->grouped)
+			fixed += pow2(agg->cap * sizeof(uint64_t) * agg->layout.words) + 4096;
+		while (agg->capacity > 1)
+		{
+			size_t		per_slot = pow2(sizeof(pg_gpu_page_ref) * agg->capacity) +
+				pow2(sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity) +
+				(t.gather ? pow2((size_t) PG_GPU_BLCKSZ * agg->capacity) : 0);
+
+			if (fixed + PG_GPU_AGG_SLOTS * per_slot <= limit)
+				break;
+			agg->capacity = (agg->capacity + 1) / 2;
+		}
+	}
+	if (agg->op->setup_sized && (st = agg->op->setup_sized(agg, err)) != PG_GPU_OK)
+		return st;
+	/*
+	 * The tables' cudaMemsets ran on the legacy stream, which the slots'
+	 * non-blocking streams do not wait for.
+	 */
+	PG_GPU_TRY(err, cudaStreamSynchronize(agg->main_stream));
+	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));
+	PG_GPU_TRY(err, cudaEventCreate(&agg->last_done));
+
+	size_t		refs_bytes = sizeof(pg_gpu_page_ref) * agg->capacity;
+	size_t		vis_bytes = sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity;
+	size_t		part_bytes = sizeof(pg_gpu_col_state) * agg->max_blocks * nin;
+
+	for (chunk_slot &s : agg->slots)
+	{
+		PG_GPU_TRY(err, cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+		PG_GPU_TRY(err, cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+		if ((st = pinned_alloc(refs_bytes, (void **) &s.h_refs, err)) != PG_GPU_OK ||
+			(st = pinned_alloc(vis_bytes, (void **) &s.h_vis, err)) != PG_GPU_OK ||
+			(st = device_alloc(refs_bytes, (void **) &s.d_refs, err)) != PG_GPU_OK ||
+			(st = device_alloc(vis_bytes, (void **) &s.d_vis, err)) != PG_GPU_OK ||
+			(agg->plain &&
+			 (st = device_alloc(part_bytes, (void **) &s.d_partials, err)) != PG_GPU_OK) ||
+			(st = device_alloc(sizeof(unsigned long long) + sizeof(int),
+							   (void **) &s.d_rows, err)) != PG_GPU_OK)
+			return st;
+		s.d_err = (int *) (s.d_rows + 1);
+		if (t.gather)
+		{
+			size_t		page_bytes = (size_t) PG_GPU_BLCKSZ * agg->capacity;
+
+			if ((st = pinned_alloc(page_bytes, (void **) &s.h_staging, err)) != PG_GPU_OK ||
+				(st = device_alloc(page_bytes, (void **) &s.d_pages, err)) != PG_GPU_OK)
+				return st;
+		}
+		int			n = agg->plain ? agg->max_blocks * nin : 0;
+
+		agg_partials_init_async(s, n, s.stream);
+		PG_GPU_TRY(err, cudaGetLastError());
+	}
+	return PG_GPU_OK;
+}
+
+/* The emulation is chosen in agg_api.cpp; this is the GPU's begin. */
+static pg_gpu_agg *
+gpu_agg_begin_impl(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	if (pg_gpu_engine_init(err) != PG_GPU_OK)
+		return nullptr;
+	if (!valid_agg_task(task))
+	{
+		set_error(err, PG_GPU_INVALID_TASK, "invalid aggregation task");
+		return nullptr;
+	}
+
+	gpu_agg    *agg = new (std::nothrow) gpu_agg();
+
+	if (!agg)
+	{
+		set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		return nullptr;
+	}
+	agg->task = *task;
+	agg->sorting = task->sort != 0;
+	agg->sort_rep = agg->sorting && task->weight.len > 0 ? sort_repeat_bound(*task) : 1;
+	agg->collecting = task->collect != 0;
+	agg->grouped = task->nkeys > 0 && !agg->sorting && !agg->collecting;
+	agg->plain = !agg->grouped && !agg->sorting && !agg->collecting;
+	agg->op = agg->sorting ? &sort_operator : agg->collecting ? &collect_operator
+		: agg->grouped ? &group_operator : &agg_operator;
+	make_group_layout(agg->task, agg->layout);
+	agg->ops = &gpu_ops;
+	if (agg_setup(agg, err) != PG_GPU_OK)
+	{
+		gpu_end(agg);
+		return nullptr;
+	}
+	return agg;
+}
+
+static int
+gpu_slot_idle(pg_gpu_agg *a, int slot)
+{
+	gpu_agg    *agg = static_cast<gpu_agg *>(a);
+	chunk_slot &s = agg->slots[slot];
+
+	if (!s.busy)
+		return 1;
+	cudaError_t rc = cudaEventQuery(s.done);
+
+	if (rc == cudaErrorNotReady)
+		return 0;
+	s.busy = false;				/* done, or failed: either way reusable; errors
+								 * surface at finish */
+	return 1;
+}
+
+/* pg_gpu_agg_slot_get has checked that the slot is idle. */
+static pg_gpu_status
+gpu_slot_get(pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out)
+{
+	gpu_agg    *agg = static_cast<gpu_agg *>(a);
+	chunk_slot &s = agg->slots[slot];
+
+	out->slot = slot;
+	out->capacity = agg->capacity;
+	out->refs = s.h_refs;
+	out->vis = s.h_vis;
+	out->staging = s.h_staging;
+	return PG_GPU_OK;
+}
+
+/* Wait for every queued chunk. */
+pg_gpu_status
+sync_slots(gpu_agg *agg, pg_gpu_error *err)
+{
+	for (chunk_slot &s : agg->slots)
+		PG_GPU_TRY(err, cudaStreamSynchronize(s.stream));
+	return PG_GPU_OK;
+}
+
+/* pg_gpu_agg_submit has passed over empty chunks. */
+static pg_gpu_status
+gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
+{
+	gpu_agg    *agg = static_cast<gpu_agg *>(a);
+	chunk_slot &s = agg->slots[slot];
+
+	if (npages > agg->capacity || nvis > npages || s.busy)
+		return set_error(err, PG_GPU_INVALID_TASK, "bad chunk submission");
+
+	uint64_t	tuples = 0;		/* line pointers: a bound of the chunk's rows */
+	pg_gpu_status st;
+
+	for (int p = 0; !agg->plain && p < npages; p++)
+		tuples += s.h_refs[p].nlp;
+	if (agg->op->reserve && (st = agg->op->reserve(agg, tuples, npages, err)) != PG_GPU_OK)
+		return st;
+	if (!agg->started)
+	{
+		PG_GPU_TRY(err, cudaEventRecord(agg->first_start, s.stream));
+		agg->started = true;
+	}
+	size_t		refs_bytes = sizeof(pg_gpu_page_ref) * npages;
+	size_t		vis_bytes = sizeof(uint32_t) * PG_GPU_VIS_WORDS * nvis;
+
+	PG_GPU_TRY(err, cudaMemcpyAsync(s.d_refs, s.h_refs, refs_bytes,
+									cudaMemcpyHostToDevice, s.stream));
+	if (nvis > 0)
+		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_vis, s.h_vis, vis_bytes,
+										cudaMemcpyHostToDevice, s.stream));
+	if (agg->task.gather)
+		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_pages, s.h_staging,
+										(size_t) PG_GPU_BLCKSZ * npages,
+										cudaMemcpyHostToDevice, s.stream));
+
+	const char *staging = agg->task.gather ? s.d_pages : nullptr;
+
+	if (agg->task.cache_fill && agg->pages + npages <= agg->task.cache_pages)
+	{
+		cache_fill_async(agg, s, npages, staging, s.stream);
+		staging = nullptr;
+	}
+
+	page_chunk	c = {s.d_refs, npages, s.d_vis, staging};
+
+	agg->op->launch(agg, s, c, s.stream);
+	PG_GPU_TRY(err, cudaGetLastError());
+	PG_GPU_TRY(err, cudaEventRecord(s.done, s.stream));
+	PG_GPU_TRY(err, cudaEventRecord(agg->last_done, s.stream));
+	s.busy = true;
+	agg->bytes += refs_bytes + vis_bytes +
+		(agg->task.pages_resident ? 0 : (size_t) PG_GPU_BLCKSZ * npages);
+	agg->chunks++;
+	agg->pages += npages;
+	return PG_GPU_OK;
+}
+
+
+static pg_gpu_status
+gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	gpu_agg    *agg = static_cast<gpu_agg *>(a);
+	const pg_gpu_agg_task &t = agg->task;
+	int			nin = t.ninputs;
+	size_t		nparts = (size_t) agg->max_blocks * (nin ? nin : 1);
+	pg_gpu_col_state *h_parts = nullptr;
+	pg_gpu_status st;
+
+	memset(res, 0, sizeof(*res));
+	for (int c = 0; c < nin; c++)
+		state_init(res->cols[c], t.inputs[c].type);
+
+	PG_GPU_TRY(err, cudaDeviceSynchronize());
+	if (agg->plain &&
+		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
+		return st;
+	for (chunk_slot &s : agg->slots)
+	{
+		unsigned long long rows = 0;
+		int			kerr = 0;
+
+		if ((agg->plain &&
+			 cudaMemcpy(h_parts, s.d_partials, nparts * sizeof(pg_gpu_col_state),
+						cudaMemcpyDeviceToHost) != cudaSuccess) ||
+			cudaMemcpy(&rows, s.d_rows, sizeof(rows), cudaMemcpyDeviceToHost) != cudaSuccess ||
+			cudaMemcpy(&kerr, s.d_err, sizeof(kerr), cudaMemcpyDeviceToHost) != cudaSuccess)
+		{
+			pinned_free(h_parts);
+			return from_cuda(err, cudaGetLastError(), "cudaMemcpy partials");
+		}
+		if (kerr != 0)
+		{
+			pinned_free(h_parts);
+			if (kerr == PG_GPU_EXPR_ERROR)
+				return set_error(err, PG_GPU_EXPR_ERROR,
+								 "an expression raised an error on the GPU");
+			if (kerr == PG_GPU_TOASTED)
+				return set_error(err, PG_GPU_TOASTED,
+								 "a text value is compressed or stored out of line");
+			if (kerr == PG_GPU_INVALID_TASK)
+				return set_error(err, PG_GPU_INVALID_TASK, "the GPU hash table overflowed");
+			return set_error(err, (pg_gpu_status) kerr,
+							 "the GPU met a heap page it cannot decode");
+		}
+		res->nrows += (int64_t) rows;
+		if (agg->plain)
+			for (int b = 0; b < agg->max_blocks; b++)
+				for (int c = 0; c < nin; c++)
+					state_merge(res->cols[c], h_parts[(size_t) b * nin + c], t.inputs[c].type);
+	}
+	pinned_free(h_parts);
+
+	float		ms = 0;
+
+	if (agg->started && cudaEventElapsedTime(&ms, agg->first_start, agg->last_done) == cudaSuccess)
+		res->gpu_ms = ms;
+	(void) cudaGetLastError();
+	if (agg->op->finish && (st = agg->op->finish(agg, res, err)) != PG_GPU_OK)
+		return st;
+	res->bytes_h2d = agg->bytes;
+	res->chunks = agg->chunks;
+	res->pages = agg->pages;
+	return PG_GPU_OK;
+}
+
+static void
+gpu_end(pg_gpu_agg *a)
+{
+	gpu_agg    *agg = static_cast<gpu_agg *>(a);
+
+	/* wait for in-flight work before recycling its buffers */
+	for (chunk_slot &s : agg->slots)
+		if (s.stream)
+			cudaStreamSynchronize(s.stream);
+	if (agg->out_stream)
+		cudaStreamSynchronize(agg->out_stream);
+	unregister_since(agg, 0);	/* before the runs' memory goes */
+	for (chunk_slot &s : agg->slots)
+	{
+		pinned_free(s.h_refs);
+		pinned_free(s.h_vis);
+		pinned_free(s.h_staging);
+		device_free(s.d_refs);
+		device_free(s.d_vis);
+		device_free(s.d_pages);
+		device_free(s.d_partials);
+		device_free(s.d_rows);
+		if (s.done)
+			cudaEventDestroy(s.done);
+		if (s.stream)
+			cudaStreamDestroy(s.stream);
+	}
+	device_free(agg->d_tab);
+	device_free(agg->d_inserted);
+	pinned_free(agg->h_groups);
+	for (int i = 0; i < agg->nblocks; i++)
+	{
+		device_free(agg->blocks[i].d);
+		pinned_free(agg->blocks[i].h);
+	}
+	device_free(agg->d_store);
+	for (void *p : {(void *) agg->co.vals, (void *) agg->co.src, (void *) agg->co.len,
+					(void *) agg->co.arena, (void *) agg->co.count})
+		device_free(p);
+	for (int k = 0; k < kMaxSortWords; k++)
+	{
+		device_free(agg->sa.w[k]);
+		device_free(agg->blk_w[k]);
+	}
+	device_free(agg->sa.ref);
+	device_free(agg->sa.stats);
+	device_free(agg->d_flag);
+	device_free(agg->d_sref);
+	device_free(agg->d_soff);
+	for (auto &o : agg->out)
+	{
+		device_free(o.d);
+		pinned_free(o.h);
+		pinned_free(o.h_off);
+		pinned_free(o.h_ref);
+		if (o.ready)
+			cudaEventDestroy(o.ready);
+	}
+	if (agg->out_stream)
+		cudaStreamDestroy(agg->out_stream);
+	for (uint64_t *p : {agg->blk_ref, agg->blk_src, agg->blk_oref, agg->blk_osrc, agg->blk_size,
+						agg->blk_off})
+		device_free(p);
+	device_free(agg->blk_tup);
+	if (agg->first_start)
+		cudaEventDestroy(agg->first_start);
+	if (agg->last_done)
+		cudaEventDestroy(agg->last_done);
+	(void) cudaGetLastError();
+	delete agg;
+}
+
+static void
+gpu_group(pg_gpu_agg *a, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
+		  pg_gpu_col_state *states)
+{
+	group_decode_keys(static_cast<gpu_agg *>(a), g, keys, nullmask, rows, states);
+}
+
+static pg_gpu_status
+gpu_sort_next(pg_gpu_agg *a, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	return sort_next_batch(static_cast<gpu_agg *>(a), out, err);
+}
+
+static pg_gpu_keyset *
+gpu_keyset(pg_gpu_agg *a, int type, uint64_t *keys, int *has_null, pg_gpu_error *err)
+{
+	return collect_keyset(static_cast<gpu_agg *>(a), type, keys, has_null, err);
+}
+
+}							/* namespace cuda */
+}							/* namespace pg_gpu */
+
+using pg_gpu::cuda::gpu_agg_begin_impl;
+
+pg_gpu_agg *
+gpu_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	return gpu_agg_begin_impl(task, err);
+}

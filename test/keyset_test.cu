@@ -1,0 +1,362 @@
+/*
+ * keyset_test.cu — key sets (built from host keys, and collected from a scan's
+ * passing rows) and dictionaries: sizes, multiplicities, every key found and
+ * absent ones not, on the GPU and emulated.
+ */
+#include "test_util.h"
+
+/* ---- key sets (keyset.cuh, pg_gpu_keyset_*) ------------------------------ */
+
+/* n keys of a type with duplicates, and the reference: each key's least index */
+static void
+test_keyset(std::mt19937_64 &rng, int type, uint64_t n, bool emulate)
+{
+	std::vector<int64_t> vals;
+	std::string data;
+	std::vector<uint64_t> off(1, 0);
+	std::vector<std::string> norm;
+	std::map<std::string, int64_t> first;
+	const char	alpha[] = "ab ";
+	auto		make = [&](uint64_t i, bool miss, std::vector<int64_t> &v, std::string &d,
+						   std::vector<uint64_t> &o) -> std::string {
+		if (type == PG_GPU_INT8)
+		{
+			int64_t		x = (int64_t) (rng() % (n / 2 + 3)) - (int64_t) (n / 4) + (miss ? (int64_t) n : 0);
+
+			if (i % 997 == 5)
+				x = (i & 1) ? INT64_MIN : INT64_MAX;
+			v.push_back(x);
+			return std::to_string(x);
+		}
+		size_t		len = (i % 50 == 7) ? 40 + rng() % 90 : rng() % 6;
+		std::string k;
+
+		for (size_t c = 0; c < len; c++)
+			k += miss && c == 0 ? 'z' : alpha[rng() % 3];
+		d += k;
+		o.push_back(d.size());
+		while (type == PG_GPU_BPCHAR && !k.empty() && k.back() == ' ')
+			k.pop_back();
+		return k;
+	};
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		norm.push_back(make(i, false, vals, data, off));
+		first.emplace(norm.back(), (int64_t) i);
+	}
+
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_keyset_build(type, n, vals.data(), data.data(), off.data(),
+											emulate, &err);
+
+	CHECK(ks != nullptr, "keyset build (type %d, n %llu, emulate %d): %s", type,
+		  (unsigned long long) n, emulate, err.message);
+	if (!ks)
+		return;
+	CHECK(pg_gpu_keyset_size(ks) == first.size(), "keyset size %llu vs %zu (type %d, emulate %d)",
+		  (unsigned long long) pg_gpu_keyset_size(ks), first.size(), type, emulate);
+
+	/* the largest multiplicity, which bounds an inner join's repeated rows */
+	{
+		std::map<std::string, uint64_t> count;
+		uint64_t	want = 0;
+		pg_gpu_set_ref ref = {};
+
+		for (const std::string &k : norm)
+			want = std::max(want, ++count[k]);
+		pg_gpu_keyset_ref(ks, &ref);
+		CHECK(ref.max_mult == want, "keyset max_mult %llu vs %llu (type %d, n %llu, emulate %d)",
+			  (unsigned long long) ref.max_mult, (unsigned long long) want, type,
+			  (unsigned long long) n, emulate);
+	}
+
+	/* the build keys themselves, then probes half of which miss */
+	std::vector<int64_t> out(n + 1);
+	int			bad = 0;
+
+	CHECK(pg_gpu_keyset_probe(ks, n, vals.data(), data.data(), off.data(), out.data(), &err) ==
+		  PG_GPU_OK, "keyset probe: %s", err.message);
+	for (uint64_t i = 0; i < n; i++)
+		bad += out[i] != first[norm[i]];
+	CHECK(bad == 0, "keyset: %d of %llu build keys found at the wrong ordinal (type %d, emulate %d)",
+		  bad, (unsigned long long) n, type, emulate);
+
+	/* the same ordinals from the set's own keys, not sent again */
+	out.assign(n + 1, -2);
+	CHECK(pg_gpu_keyset_ordinals(ks, out.data(), &err) == PG_GPU_OK, "keyset ordinals: %s",
+		  err.message);
+	bad = 0;
+	for (uint64_t i = 0; i < n; i++)
+		bad += out[i] != first[norm[i]];
+	CHECK(bad == 0, "keyset: %d of %llu own ordinals wrong (type %d, emulate %d)", bad,
+		  (unsigned long long) n, type, emulate);
+
+	uint64_t	m = n + 17;
+	std::vector<int64_t> pv;
+	std::string pd;
+	std::vector<uint64_t> po(1, 0);
+	std::vector<std::string> pn;
+
+	for (uint64_t j = 0; j < m; j++)
+		pn.push_back(make(j, j % 2 == 1, pv, pd, po));
+	out.assign(m, 0);
+	CHECK(pg_gpu_keyset_probe(ks, m, pv.data(), pd.data(), po.data(), out.data(), &err) ==
+		  PG_GPU_OK, "keyset probe: %s", err.message);
+	bad = 0;
+	for (uint64_t j = 0; j < m; j++)
+	{
+		auto		it = first.find(pn[j]);
+
+		bad += out[j] != (it == first.end() ? -1 : it->second);
+	}
+	CHECK(bad == 0, "keyset: %d of %llu probes wrong (type %d, emulate %d)", bad,
+		  (unsigned long long) m, type, emulate);
+	pg_gpu_keyset_free(ks);
+}
+
+/* ---- dictionaries (trie.cuh, pg_gpu_dict_*) -------------------------------- */
+
+/*
+ * n keys over a small alphabet (shared prefixes, keys that are prefixes of others,
+ * the empty key, duplicates, long keys, bytes over 127), both kinds: every key
+ * found at its least index, on the host and (gpu) in one bulk probe on the GPU;
+ * probes that miss answer -1.
+ */
+static void
+test_dict(std::mt19937_64 &rng, int kind, uint64_t n, bool gpu)
+{
+	std::string data;
+	std::vector<uint64_t> off(1, 0);
+	std::vector<std::string> keys;
+	std::map<std::string, int64_t> first;
+	auto		make = [&](uint64_t i) {
+		size_t		len = (i % 97 == 3) ? 300 + rng() % 900 : rng() % 7;
+		std::string k;
+
+		for (size_t c = 0; c < len; c++)
+			k += "ab\xc3\xa9z"[rng() % 5];
+		return k;
+	};
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		keys.push_back(make(i));
+		first.emplace(keys.back(), (int64_t) i);
+		data += keys.back();
+		off.push_back(data.size());
+	}
+
+	pg_gpu_error err;
+	pg_gpu_dict *d = pg_gpu_dict_build(kind, n, data.data(), off.data(), gpu, &err);
+
+	CHECK(d != nullptr, "dict build (kind %d, n %llu, gpu %d): %s", kind, (unsigned long long) n,
+		  gpu, err.message);
+	if (!d)
+		return;
+
+	pg_gpu_dict_info info;
+
+	pg_gpu_dict_get_info(d, &info);
+	CHECK(info.distinct == first.size(), "dict distinct %llu vs %zu (kind %d)",
+		  (unsigned long long) info.distinct, first.size(), kind);
+
+	/* probes: the keys, then as many others, about half of them absent */
+	std::vector<std::string> probes(keys);
+	std::string pd;
+	std::vector<uint64_t> po(1, 0);
+
+	for (uint64_t j = 0; j < n + 50; j++)
+	{
+		std::string p = make(j);
+
+		if (j % 3 == 0)
+			p += "b";
+		else if (j % 3 == 1 && !p.empty())
+			p.pop_back();
+		probes.push_back(p);
+	}
+	for (const std::string &p : probes)
+	{
+		pd += p;
+		po.push_back(pd.size());
+	}
+
+	int			bad = 0;
+
+	for (size_t j = 0; j < probes.size(); j++)
+	{
+		auto		it = first.find(probes[j]);
+
+		bad += pg_gpu_dict_find(d, probes[j].data(), (uint32_t) probes[j].size()) !=
+			(it == first.end() ? -1 : it->second);
+	}
+	CHECK(bad == 0, "dict (kind %d, n %llu): %d of %zu host lookups wrong", kind,
+		  (unsigned long long) n, bad, probes.size());
+	if (gpu)
+	{
+		std::vector<int64_t> out(probes.size());
+		double		ms;
+
+		CHECK(pg_gpu_dict_probe(d, probes.size(), pd.data(), po.data(), out.data(), &ms, &err) ==
+			  PG_GPU_OK, "dict probe: %s", err.message);
+		bad = 0;
+		for (size_t j = 0; j < probes.size(); j++)
+		{
+			auto		it = first.find(probes[j]);
+
+			bad += out[j] != (it == first.end() ? -1 : it->second);
+		}
+		CHECK(bad == 0, "dict (kind %d, n %llu): %d of %zu GPU lookups wrong", kind,
+			  (unsigned long long) n, bad, probes.size());
+	}
+	pg_gpu_dict_free(d);
+}
+
+/* ---- collect tasks: the keys of passing rows, as a key set -------------- */
+
+/*
+ * Collect the text column (col 1) or i4 (col 6) of the visible rows whose i2 is
+ * not NULL, with a hint of one key (the GPU's arrays must grow), and compare
+ * the set with the rows: key count, distinct keys, the NULL flag, every key
+ * found and absent ones not.
+ */
+static void
+test_collect(const Table &tb, int col, bool emulate, int chunk)
+{
+	bool		text = col == 1;
+	pg_gpu_agg_task t = make_task();
+	int			kcol = text ? 0 : 1;	/* cols sorted by attribute */
+	int			icol = text ? 1 : 0;
+	char		what[96];
+
+	snprintf(what, sizeof(what), "%s collect %s chunk %d", emulate ? "emulated" : "gpu",
+			 text ? "text" : "int4", chunk);
+	t.ninputs = 0;
+	t.nprog = 0;
+	t.ncols = 2;
+	t.cols[kcol].attidx = (int16_t) col;
+	t.cols[kcol].type = text ? PG_GPU_TEXT : PG_GPU_INT4;
+	t.cols[icol].attidx = 2;
+	t.cols[icol].type = PG_GPU_INT2;
+	t.filter.start = 0;
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT2, icol);
+	emit_op(t, PG_GPU_OP_ISNOTNULL, PG_GPU_BOOL);
+	t.filter.len = 2;
+	t.filter.type = PG_GPU_BOOL;
+	t.keys[0].start = 2;
+	emit_op(t, PG_GPU_OP_COL, t.cols[kcol].type, kcol);
+	t.keys[0].len = 1;
+	t.keys[0].type = t.cols[kcol].type;
+	t.nkeys = 1;
+	t.collect = 1;
+	t.collect_hint = 1;
+	t.emulate = emulate ? 1 : 0;
+
+	/* the rows' keys */
+	std::vector<std::string> want;
+	bool		want_null = false,
+				toasted = false;
+	int64_t		want_rows = 0;
+
+	for (const Row &r : tb.rows)
+	{
+		/* a compressed value in a column read stops the task, filter or not */
+		if (!r.visible)
+			continue;
+		if (text && !r.null[1] && r.textlen < 0)
+			toasted = true;
+		if (r.null[2])
+			continue;
+		want_rows++;
+		if (r.null[col])
+			want_null = true;
+		else if (!text)
+			want.push_back(std::to_string(r.i4));
+		else if (r.textlen >= 0)
+			want.push_back(row_text(r));
+	}
+
+	pg_gpu_agg_result res;
+	pg_gpu_status st;
+	pg_gpu_agg *agg = run_engine(tb, t, chunk, &res, &st);
+
+	if (!agg)
+		return;
+	if (toasted)
+	{
+		CHECK(st == PG_GPU_TOASTED, "%s: status %d, TOASTED expected", what, (int) st);
+		pg_gpu_agg_end(agg);
+		return;
+	}
+	CHECK(st == PG_GPU_OK, "%s: finish status %d", what, (int) st);
+
+	uint64_t	nkeys = 0;
+	int			has_null = 0;
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_agg_keyset(agg, text ? PG_GPU_TEXT : PG_GPU_INT8, &nkeys, &has_null,
+										  &err);
+
+	pg_gpu_agg_end(agg);		/* the set outlives the task */
+	CHECK(ks != nullptr, "%s: keyset: %s", what, err.message);
+	if (!ks)
+		return;
+	std::set<std::string> distinct(want.begin(), want.end());
+
+	CHECK(nkeys == want.size(), "%s: %llu keys vs %zu", what, (unsigned long long) nkeys, want.size());
+	CHECK(pg_gpu_keyset_size(ks) == distinct.size(), "%s: %llu distinct vs %zu", what,
+		  (unsigned long long) pg_gpu_keyset_size(ks), distinct.size());
+	CHECK(has_null == (want_null ? 1 : 0), "%s: has_null %d", what, has_null);
+	CHECK(res.nrows == want_rows, "%s: rows %lld vs %lld", what, (long long) res.nrows,
+		  (long long) want_rows);
+
+	/* every distinct key, then ones that are not there */
+	std::vector<std::string> probes(distinct.begin(), distinct.end());
+	size_t		present = probes.size();
+
+	probes.push_back(text ? std::string(45, 'z') : std::to_string((int64_t) 1 << 40));
+	probes.push_back(text ? std::string(3, 'c') : std::to_string(-((int64_t) 1 << 40)));
+	std::vector<int64_t> vals;
+	std::vector<char> data;
+	std::vector<uint64_t> off = {0};
+
+	for (const std::string &k : probes)
+	{
+		vals.push_back(text ? 0 : std::stoll(k));
+		data.insert(data.end(), k.begin(), k.end());
+		off.push_back(data.size());
+	}
+	std::vector<int64_t> out(probes.size());
+
+	CHECK(pg_gpu_keyset_probe(ks, probes.size(), vals.data(), data.data(), off.data(), out.data(),
+							  &err) == PG_GPU_OK, "%s: probe: %s", what, err.message);
+	int			bad = 0;
+
+	for (size_t j = 0; j < probes.size(); j++)
+		bad += (out[j] >= 0) != (j < present);
+	CHECK(bad == 0, "%s: %d of %zu probes wrong", what, bad, probes.size());
+	pg_gpu_keyset_free(ks);
+}
+
+
+void
+keyset_tests(std::mt19937_64 &rng, bool gpu)
+{
+	for (int n : {1, 37, 5000, 60000})
+		for (int toast = 0; toast < 2; toast++)
+		{
+			Table		tb = make_table(rng, n, false, toast != 0);
+
+			for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+				for (int col : {1, 6})
+					for (int chunk : {4096, 3, 1})
+						test_collect(tb, col, emulate != 0, chunk);
+		}
+	for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})
+			for (uint64_t n : {0ULL, 1ULL, 1000ULL, 200000ULL})
+				test_keyset(rng, type, n, emulate != 0);
+	for (int kind : {PG_GPU_DICT_HASH, PG_GPU_DICT_TRIE})
+		for (uint64_t n : {0ULL, 1ULL, 2ULL, 5ULL, 1000ULL, 100000ULL})
+			test_dict(rng, kind, n, gpu);
+}
