@@ -51,14 +51,6 @@ extern "C" {
 
 #include "guard.h"
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_dict_create);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_contains);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_lookup);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_drop);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_list);
-}
-
 typedef struct DictEntry
 {
 	char		name[NAMEDATALEN];	/* hash key */

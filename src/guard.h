@@ -32,8 +32,12 @@
 					 errmsg("pg_gpu internal error: %s", pg_gpu_guard_msg_))); \
 	} while (0)
 
-/* The SQL-callable fn, a guarded call of fn_impl(fcinfo). */
+/*
+ * The SQL-callable fn (its V1 info record included), a guarded call of
+ * fn_impl(fcinfo).  Every SQL-callable function of pg_gpu is written this way.
+ */
 #define PG_GPU_SQL_FN(fn) \
+	extern "C" { PG_FUNCTION_INFO_V1(fn); } \
 	extern "C" PGDLLEXPORT Datum \
 	fn(PG_FUNCTION_ARGS) \
 	{ \

@@ -128,12 +128,6 @@ PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason)
 	pg_atomic_fetch_add_u64(&stats()->node[node].fallbacks[reason], 1);
 }
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_stats);
-PG_FUNCTION_INFO_V1(pg_gpu_fallbacks);
-PG_FUNCTION_INFO_V1(pg_gpu_stats_reset);
-}
-
 static Datum
 pg_gpu_stats_impl(FunctionCallInfo fcinfo)
 {
@@ -180,27 +174,13 @@ pg_gpu_fallbacks_impl(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-extern "C" PGDLLEXPORT Datum
-pg_gpu_stats(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_stats_impl(fcinfo));
-	return result;
-}
-
-extern "C" PGDLLEXPORT Datum
-pg_gpu_fallbacks(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_fallbacks_impl(fcinfo));
-	return result;
-}
-
-extern "C" PGDLLEXPORT Datum
-pg_gpu_stats_reset(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_stats_reset_impl(FunctionCallInfo fcinfo)
 {
 	init_stats(stats());
 	PG_RETURN_VOID();
 }
+
+PG_GPU_SQL_FN(pg_gpu_stats)
+PG_GPU_SQL_FN(pg_gpu_fallbacks)
+PG_GPU_SQL_FN(pg_gpu_stats_reset)

@@ -64,10 +64,6 @@ extern "C" {
 #include "table_cache.h"
 #include "guard.h"
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_table_cache);
-}
-
 /* heap blocks one VM page covers (visibilitymap.c's layout) */
 #define TC_VM_BLOCKS ((BlockNumber) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData)) * 4))
 #define TC_ENTRIES 32
