@@ -10,7 +10,7 @@ extern "C" {
 #include "storage/ipc.h"
 
 #include "pg_gpu.h"
-#include "dict.h"
+#include "dict/dict.h"
 
 PG_MODULE_MAGIC;
 
@@ -47,7 +47,9 @@ _PG_init(void)
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = pg_gpu_shmem_startup;
 	}
-	PgGpuAggPlannerInit();
+	PgGpuPlannerInit();
 	PgGpuAggExecInit();
+	PgGpuSortExecInit();
+	PgGpuJoinExecInit();
 	PgGpuDictInit();
 }

@@ -7,6 +7,15 @@
 #include "pg_gpu_engine.h"
 
 /*
+ * The planner's builder of a collect task over one table's pages
+ * (planner/setjoin.h's PgGpuCollectTask), passed in so that compiling needs no
+ * planner file.
+ */
+typedef Const *(*PgGpuCollectTaskFn) (struct PlannerInfo *root, struct RelOptInfo *rel,
+									  List *quals, Expr *key, int settype, double plan_cost,
+									  double plan_rows, double *cost, Oid *relid);
+
+/*
  * Compiles programs into one task.  While compiling, OP_COL instructions name
  * attribute indexes; PgGpuFinishPrograms turns them into indexes of task->cols
  * (sorted by attribute), which it fills.
@@ -26,6 +35,8 @@ typedef struct PgGpuCompiler
 	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
 	struct PlannerInfo *root;	/* the query's, when planning (NULL: no
 								 * subplan's keys collected on the GPU) */
+	PgGpuCollectTaskFn collect_task;	/* with root: the planner's collect
+										 * task builder (PgGpuCollectTask) */
 } PgGpuCompiler;
 
 /*

@@ -22,7 +22,7 @@
  *
  * Called per row (PostgreSQL's own plans), the functions search the host copy.
  * Inside GpuAgg and GpuSort, expr_compile turns them into probes of the GPU copy
- * by the page kernels (exec_sets.cpp pins the dictionary for the query).
+ * by the page kernels (nodes/keysets.cpp pins the dictionary for the query).
  */
 extern "C" {
 #include "postgres.h"
@@ -44,9 +44,8 @@ extern "C" {
 #include "utils/timestamp.h"
 
 #include "pg_gpu.h"
-#include "dict.h"
-#include "exec_sets.h"
-#include "gpuagg.h"
+#include "dict/dict.h"
+#include "nodes/keysets.h"
 }
 
 #include "guard.h"

@@ -43,9 +43,8 @@ extern "C" {
 #include "utils/syscache.h"
 
 #include "pg_gpu.h"
-#include "expr_compile.h"
-#include "dict.h"
-#include "planner_join.h"
+#include "expr/expr_compile.h"
+#include "dict/dict.h"
 
 /*
  * From utils/pg_locale.h, which cannot be included where PostgreSQL was built with
@@ -588,7 +587,8 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
 	Oid			relid;
 	double		cost;
 
-	if (c->root == NULL || sp->plan_id < 1 || sp->plan_id > list_length(c->root->glob->subplans))
+	if (c->root == NULL || c->collect_task == NULL || sp->plan_id < 1 ||
+		sp->plan_id > list_length(c->root->glob->subplans))
 		return NIL;
 	plan = (Plan *) list_nth(c->root->glob->subplans, sp->plan_id - 1);
 	subroot = (PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1);
@@ -598,7 +598,7 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
 	scanrelid = ((Scan *) plan)->scanrelid;
 	if (scanrelid < 1 || (int) scanrelid >= subroot->simple_rel_array_size)
 		return NIL;
-	task = PgGpuCollectTask(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
+	task = c->collect_task(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
 							linitial_node(TargetEntry, plan->targetlist)->expr, settype,
 							plan->total_cost, plan->plan_rows, &cost, &relid);
 	return task ? list_make2(task, makeInteger((int) relid)) : NIL;

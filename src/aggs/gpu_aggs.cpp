@@ -27,7 +27,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
-#include "agg_catalog.h"
+#include "aggs/agg_catalog.h"
 }
 
 #include "guard.h"

@@ -1,5 +1,5 @@
 /*
- * exec_scroll.h — GpuSort's rows kept for a scrollable cursor.
+ * gpusort_scroll.h — GpuSort's rows kept for a scrollable cursor.
  *
  * PostgreSQL's Sort can be read backward, so a cursor over a sorted query may
  * FETCH BACKWARD even without SCROLL (PerformCursorOpen asks

@@ -1,10 +1,11 @@
 /*
- * exec_sets.h — filling a task's key sets at run time (issue 5).
+ * keysets.h — filling a task's key sets at run time (issue 5).
  */
 #ifndef PG_GPU_EXEC_SETS_H
 #define PG_GPU_EXEC_SETS_H
 
 #include "pg_gpu_engine.h"
+#include "scan/heap_reader.h"
 
 /*
  * Keys being collected as the engine takes them: integers as int64 (vals), text
@@ -34,26 +35,6 @@ void		PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint6
 
 /* Add one value (detoasted); false once the keys no longer fit (b->full). */
 bool		PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull);
-
-/* A key set whose keys the GPU collected from a table's pages. */
-typedef struct PgGpuCollected
-{
-	pg_gpu_keyset *ks;
-	uint64		keys;			/* non-NULL keys */
-	int			has_null;
-	bool		nonempty;		/* a row passed the build filter */
-	int64		pages;
-	double		gpu_ms;
-} PgGpuCollected;
-
-/*
- * Run a collect task (pg_gpu_engine.h) over rel's pages for the snapshot: the
- * keys of its passing rows as a key set of type settype (exec_agg.cpp).  False
- * with *reason and msg set when the GPU could not.
- */
-bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,
-							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
-							 size_t msglen);
 
 /* The key sets of one execution of a task. */
 typedef struct PgGpuSets

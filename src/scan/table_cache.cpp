@@ -57,11 +57,11 @@ extern "C" {
 #include "utils/snapmgr.h"
 
 #include "pg_gpu.h"
+#include "scan/table_cache.h"
 }
 
 #include <algorithm>
 
-#include "table_cache.h"
 #include "guard.h"
 
 /* heap blocks one VM page covers (visibilitymap.c's layout) */

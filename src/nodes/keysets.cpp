@@ -1,5 +1,5 @@
 /*
- * exec_sets.cpp — filling a task's key sets at run time (issue 5).
+ * keysets.cpp — filling a task's key sets at run time (issue 5).
  *
  * A set's keys come from a constant array (a long IN list) or from a child plan
  * (a join's build side), run once to the end.  The keys are collected as the
@@ -21,10 +21,9 @@ extern "C" {
 #include "utils/memutils.h"
 
 #include "pg_gpu.h"
-#include "expr_compile.h"
-#include "exec_sets.h"
-#include "dict.h"
-#include "gpuagg.h"
+#include "expr/expr_compile.h"
+#include "nodes/keysets.h"
+#include "dict/dict.h"
 }
 
 /* A copy of p (used bytes) in newsize bytes, or NULL with p kept. */

@@ -1,12 +1,12 @@
 /*
- * exec_join_slot.cpp — GpuSemiJoin and GpuHashJoin over a child plan that gives
+ * gpujoin_exec_slot.cpp — GpuSemiJoin and GpuHashJoin over a child plan that gives
  * the probe rows (issue 5's "or from any child plan").
  *
  * When the probe side is not one table whose pages the GPU can read (a join, a
  * subquery, a partitioned table), the node pulls the probe plan's rows in
  * batches, as PostgreSQL's own join would, keeps each as a minimal tuple and
  * computes its key with PostgreSQL's executor.  The batch's keys go to the GPU,
- * which probes the key set built from the other side (exec_sets.cpp: the build
+ * which probes the key set built from the other side (keysets.cpp: the build
  * plan's keys, or its table's pages collected on the GPU) and answers each key's
  * ordinal in the set.  Then the batch's rows are handed back:
  *
@@ -41,9 +41,9 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
-#include "gpuagg.h"
-#include "expr_compile.h"
-#include "exec_sets.h"
+#include "nodes/gpujoin.h"
+#include "expr/expr_compile.h"
+#include "nodes/keysets.h"
 }
 
 #include "guard.h"
@@ -176,16 +176,18 @@ static void
 BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
-	List	   *priv = cscan->custom_private;
-	Const	   *task = (Const *) list_nth(priv, GPUJOIN_SLOT_TASK);
+	GpuJoinSlotPrivate priv;
+	Const	   *task;
 	ListCell   *lc;
 
+	GpuJoinSlotPrivateRead(cscan->custom_private, &priv, false);
+	task = priv.task;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
 	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
-	s->set_sources = (List *) list_nth(priv, GPUJOIN_SLOT_SETS);
-	s->jointype = (JoinType) intVal(list_nth(priv, GPUJOIN_SLOT_JOINTYPE));
-	s->valtype = intVal(list_nth(priv, GPUJOIN_SLOT_VALTYPE));
-	s->nprobe = intVal(list_nth(priv, GPUJOIN_SLOT_NPROBE));
+	s->set_sources = priv.sets;
+	s->jointype = (JoinType) priv.jointype;
+	s->valtype = priv.valtype;
+	s->nprobe = priv.nprobe;
 	s->nbuild = list_length(cscan->custom_scan_tlist) - s->nprobe;
 	s->chain = -1;
 
@@ -488,9 +490,8 @@ ExecGpuJoinSlot(CustomScanState *node)
 }
 
 static void
-EndGpuJoinSlot(CustomScanState *node)
+EndGpuJoinSlotImpl(GpuJoinSlotState *s)
 {
-	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
 	ListCell   *lc;
 
 	release_all(s);
@@ -499,9 +500,14 @@ EndGpuJoinSlot(CustomScanState *node)
 }
 
 static void
-ReScanGpuJoinSlot(CustomScanState *node)
+EndGpuJoinSlot(CustomScanState *node)
 {
-	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
+	PG_GPU_GUARD(EndGpuJoinSlotImpl((GpuJoinSlotState *) node));
+}
+
+static void
+ReScanGpuJoinSlotImpl(GpuJoinSlotState *s)
+{
 	ListCell   *lc;
 
 	release_all(s);
@@ -523,6 +529,12 @@ ReScanGpuJoinSlot(CustomScanState *node)
 		if (ps->chgParam == NULL)
 			ExecReScan(ps);
 	}
+}
+
+static void
+ReScanGpuJoinSlot(CustomScanState *node)
+{
+	PG_GPU_GUARD(ReScanGpuJoinSlotImpl((GpuJoinSlotState *) node));
 }
 
 static void

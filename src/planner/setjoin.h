@@ -1,8 +1,14 @@
 /*
- * planner_join.h — recognising a join that a key set answers (issue 5).
+ * setjoin.h — recognising a join that a key set answers (issue 5).
  */
-#ifndef PG_GPU_PLANNER_JOIN_H
-#define PG_GPU_PLANNER_JOIN_H
+#ifndef PG_GPU_SETJOIN_H
+#define PG_GPU_SETJOIN_H
+
+#include "nodes/pathnodes.h"
+#include "nodes/value.h"
+
+#include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
 
 /*
  * A join of one plain table (the probe side, whose pages the GPU scans) with the
@@ -30,7 +36,7 @@ typedef struct PgGpuSetJoin
  * GPU cannot compute them, or (unless pg_gpu.force) when scanning the table's
  * pages costs more than the CPU's way: running the plan that gives them
  * (plan_cost, plan_rows) and collecting them.  *cost: the cheaper of the two;
- * *relid: the table (planner_agg.cpp).
+ * *relid: the table.
  */
 Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key,
 							 int settype, double plan_cost, double plan_rows, double *cost,
@@ -48,4 +54,38 @@ bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out
 bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 								  RelOptInfo *innerrel, PgGpuSetJoin *out);
 
-#endif							/* PG_GPU_PLANNER_JOIN_H */
+/*
+ * The join's clause as the filter's last qual, answered by a key set of the
+ * build side (a CHILD source: the node's second child, or its table's pages
+ * collected on the GPU); an anti-join keeps the rows it does not match.
+ * *unique: the source's flag that the keys must be unique; *set: the set's
+ * index.  With keep_rows, the build plan's rows are kept for the output (a
+ * GpuHashJoin reading the build side), so the keys come from that plan, never
+ * from pages.  NIL if the task has no room.
+ */
+List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
+							 Integer **unique, int *set, bool keep_rows = false);
+
+/*
+ * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin:
+ * *join_quals gets the join's qual for the filter; an inner join instead hands
+ * each probe row out once per equal key (its weight), so its qual is NIL.
+ * False if the task has no room.
+ */
+bool		PgGpuJoinRowsTest(PlannerInfo *root, PgGpuCompiler *comp, pg_gpu_agg_task *task,
+							  PgGpuSetJoin *sj, Oid relid, List **join_quals);
+
+/*
+ * The Vars exprs, a set join's output, read: the probe table's in *probe_vars,
+ * the build side's in *build_vars, each once.  False for a placeholder, an
+ * outer query's Var or another table's.
+ */
+bool		PgGpuJoinOutput(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars);
+
+/* sj's build plan keeping its rows: its key, then the columns build_vars. */
+void		PgGpuKeepBuildRows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars);
+
+/* Whether exprs read the probe table alone: then its tuples are the join's rows. */
+bool		PgGpuProbeOutput(List *exprs, PgGpuSetJoin *sj);
+
+#endif							/* PG_GPU_SETJOIN_H */

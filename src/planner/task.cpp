@@ -1,0 +1,149 @@
+/*
+ * task.cpp — the parts of a task every node's planning builds alike
+ * (planner.h): the compiler, the table's quals in order, the layout check, and
+ * the task and its filter's text as they go into custom_private.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "catalog/pg_type.h"
+#include "optimizer/cost.h"
+#include "utils/syscache.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "aggs/agg_catalog.h"
+#include "expr/expr_compile.h"
+#include "planner/setjoin.h"
+#include "planner/planner.h"
+#include "scan/heap_page.h"
+}
+
+
+void
+PgGpuPlannerCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid, PlannerInfo *root)
+{
+	PgGpuCompilerInit(c, task, relid);
+	c->root = root;
+	c->collect_task = PgGpuCollectTask;
+}
+
+/*
+ * Can the relation's tuples be decoded on the GPU for the task's columns?  Plain
+ * heap in shared buffers (not temporary), and a layout the kernels walk.
+ */
+bool
+PgGpuRelationSupported(Oid relid, pg_gpu_agg_task *task)
+{
+	Relation	rel = table_open(relid, NoLock);
+	bool		ok = rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
+		PgGpuFillLayout(rel, task);
+
+	table_close(rel, NoLock);
+	return ok;
+}
+
+
+/*
+ * The table's quals in the order the scan would evaluate them (createplan.c's
+ * order_qual_clauses: security level, then cost; stable), so that a row raises an
+ * error on the GPU exactly when it would in PostgreSQL's scan.
+ */
+List *
+PgGpuOrderedQuals(PlannerInfo *root, List *restrictinfos)
+{
+	int			n = list_length(restrictinfos);
+	RestrictInfo **ri = (RestrictInfo **) palloc(sizeof(RestrictInfo *) * Max(n, 1));
+	Cost	   *cost = (Cost *) palloc(sizeof(Cost) * Max(n, 1));
+	List	   *out = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, restrictinfos)
+	{
+		QualCost	qc;
+
+		ri[i] = lfirst_node(RestrictInfo, lc);
+		cost_qual_eval_node(&qc, (Node *) ri[i]->clause, root);
+		cost[i] = qc.per_tuple;
+		i++;
+	}
+	for (i = 1; i < n; i++)
+		for (int j = i; j > 0 &&
+			 (ri[j]->security_level < ri[j - 1]->security_level ||
+			  (ri[j]->security_level == ri[j - 1]->security_level && cost[j] < cost[j - 1])); j--)
+		{
+			RestrictInfo *r = ri[j];
+			Cost		c = cost[j];
+
+			ri[j] = ri[j - 1];
+			cost[j] = cost[j - 1];
+			ri[j - 1] = r;
+			cost[j - 1] = c;
+		}
+	for (i = 0; i < n; i++)
+		out = lappend(out, ri[i]->clause);
+	return out;
+}
+
+/* The column of the scanned table that expr is (under binary-compatible casts). */
+bool
+PgGpuIsTableColumn(Expr *expr, Index relid)
+{
+	while (IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	return IsA(expr, Var) && ((Var *) expr)->varno == (int) relid &&
+		((Var *) expr)->varlevelsup == 0 && ((Var *) expr)->varattno > 0;
+}
+
+Const *
+PgGpuTaskConst(const pg_gpu_agg_task *task)
+{
+	bytea	   *blob = (bytea *) palloc(VARHDRSZ + sizeof(pg_gpu_agg_task));
+
+	SET_VARSIZE(blob, VARHDRSZ + sizeof(pg_gpu_agg_task));
+	memcpy(VARDATA(blob), task, sizeof(pg_gpu_agg_task));
+	return makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(blob), false, false);
+}
+
+
+/*
+ * The GPU's filter as text, for EXPLAIN: the quals are compiled into the task and
+ * never evaluated by PostgreSQL above the table, so setrefs never sees them.
+ */
+String *
+PgGpuFilterText(List *quals, Oid relid, Index varno)
+{
+	Node	   *e;
+
+	if (quals == NIL)
+		return makeString(pstrdup(""));
+	e = (Node *) make_ands_explicit((List *) copyObject(quals));
+	if (varno != 1)
+		ChangeVarNodes(e, (int) varno, 1, 0);
+	return makeString(deparse_expression(e, deparse_context_for(get_rel_name(relid), relid),
+										 false, false));
+}
+
