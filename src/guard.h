@@ -46,4 +46,18 @@
 		return result; \
 	}
 
+/*
+ * A CustomPath's PlanCustomPath callback fn (declared static before), a guarded
+ * call of fnImpl(root, rel, best_path, tlist, custom_plans).
+ */
+#define PG_GPU_PLAN_CUSTOM_PATH(fn) \
+	static Plan * \
+	fn(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, \
+	   List *clauses, List *custom_plans) \
+	{ \
+		Plan	   *plan = NULL; \
+		PG_GPU_GUARD(plan = fn##Impl(root, rel, best_path, tlist, custom_plans)); \
+		return plan; \
+	}
+
 #endif							/* PG_GPU_GUARD_H */

@@ -3,7 +3,9 @@
  * by reason, bytes moved and GPU time, per node kind.
  *
  * The counters live in shared memory when pg_gpu is preloaded (atomics, no locks);
- * otherwise each backend keeps its own, so the functions still answer.
+ * otherwise each backend keeps its own, so the functions still answer.  Every
+ * node's fallback goes through PgGpuNoteFallback here: counted, the table cache
+ * emptied when the GPU ran out of memory, a warning under pg_gpu.expect_gpu.
  */
 extern "C" {
 #include "postgres.h"

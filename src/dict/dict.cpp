@@ -45,7 +45,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "dict/dict.h"
-#include "nodes/keysets.h"
+#include "expr/keybuf.h"
 }
 
 #include "guard.h"
@@ -420,48 +420,6 @@ pg_gpu_dict_list_impl(FunctionCallInfo fcinfo)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
-}
-
-PgGpuDictFn
-PgGpuDictFunction(Oid funcid)
-{
-	HeapTuple	tup;
-	Form_pg_proc proc;
-	Datum		d;
-	bool		isnull;
-	char	   *src = NULL,
-			   *bin = NULL;
-	const char *base;
-	PgGpuDictFn fn = PG_GPU_DICT_FN_NONE;
-
-	if (funcid < FirstNormalObjectId)
-		return fn;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return fn;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	/* ours, not a namesake: this library's C symbol, (text, text) */
-	if (proc->prolang == ClanguageId && proc->pronargs == 2 &&
-		proc->proargtypes.values[0] == TEXTOID && proc->proargtypes.values[1] == TEXTOID)
-	{
-		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-		if (!isnull)
-			src = TextDatumGetCString(d);
-		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-		if (!isnull)
-			bin = TextDatumGetCString(d);
-		base = bin ? strrchr(bin, '/') : NULL;
-		base = base ? base + 1 : bin;
-		if (src && base && (strcmp(base, "pg_gpu") == 0 || strcmp(base, "pg_gpu.so") == 0))
-		{
-			if (strcmp(src, "pg_gpu_dict_contains") == 0)
-				fn = PG_GPU_DICT_FN_CONTAINS;
-			else if (strcmp(src, "pg_gpu_dict_lookup") == 0)
-				fn = PG_GPU_DICT_FN_LOOKUP;
-		}
-	}
-	ReleaseSysCache(tup);
-	return fn;
 }
 
 bool

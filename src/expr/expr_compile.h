@@ -4,11 +4,15 @@
 #ifndef PG_GPU_EXPR_COMPILE_H
 #define PG_GPU_EXPR_COMPILE_H
 
+#include "nodes/makefuncs.h"
+#include "nodes/pg_list.h"
+#include "nodes/value.h"
+
 #include "pg_gpu_engine.h"
 
 /*
  * The planner's builder of a collect task over one table's pages
- * (planner/setjoin.h's PgGpuCollectTask), passed in so that compiling needs no
+ * (planner/planner.h's PgGpuCollectTask), passed in so that compiling needs no
  * planner file.
  */
 typedef Const *(*PgGpuCollectTaskFn) (struct PlannerInfo *root, struct RelOptInfo *rel,
@@ -41,22 +45,20 @@ typedef struct PgGpuCompiler
 
 /*
  * Key sets (task->sets) are filled in at run time from one of these sources, each
- * a List whose first member is an Integer kind:
- *   ARRAY:  (kind, Const array, Integer value type of its elements)
- *   CHILD:  (kind, Integer index in custom_plans, Integer resno of the key in the
- *            child's output, Integer value type, Integer 1: keys must be unique (2: keep
- *            the child's rows too, for a GpuHashJoin that outputs them),
- *            String for EXPLAIN[, Const bytea: a collect task (pg_gpu_engine.h)
- *            over the build table's pages, Integer: that table's OID]); with the
- *            task, the GPU collects the keys and the child runs only if it cannot
- *   DICT:   (kind, String name of a dictionary, dict.h)
- *   SUBPLAN: (kind, Integer plan_id of an uncorrelated x IN (SELECT ...)
- *            subplan, Integer value type[, Const collect task, Integer table
- *            OID: when the subplan is a scan of one table, as for CHILD])
+ * a List (a node's custom_private holds them), built and read only through
+ * PgGpuSetSourceBuild/Read below:
+ *   ARRAY:  a Const array, the value type of its elements
+ *   CHILD:  index in custom_plans, resno of the key in the child's output, value
+ *           type, Integer unique (1: keys must be unique, 2: keep the child's rows
+ *           too, for a GpuHashJoin that outputs them), label for EXPLAIN[, a
+ *           collect task (pg_gpu_engine.h) over the build table's pages, that
+ *           table's OID]; with the task, the GPU collects the keys and the child
+ *           runs only if it cannot
+ *   DICT:   the name of a dictionary (dict.h)
+ *   SUBPLAN: plan_id of an uncorrelated x IN (SELECT ...) subplan, value type[, a
+ *           collect task and table OID: when the subplan is a scan of one table,
+ *           as for CHILD]
  */
-#define PG_GPU_CHILD_TASK 6		/* the collect task's place in a CHILD source */
-#define PG_GPU_SUBPLAN_TASK 3	/* ... in a SUBPLAN source */
-
 typedef enum PgGpuSetKind
 {
 	PG_GPU_SET_ARRAY = 1,
@@ -64,6 +66,110 @@ typedef enum PgGpuSetKind
 	PG_GPU_SET_DICT,
 	PG_GPU_SET_SUBPLAN
 } PgGpuSetKind;
+
+/* The places in a source's List (after the kind, each kind its own). */
+typedef enum PgGpuSetSourceIndex
+{
+	PG_GPU_SRC_KIND = 0,		/* Integer: PgGpuSetKind */
+	PG_GPU_SRC_ARRAY_CONST = 1,
+	PG_GPU_SRC_ARRAY_VALTYPE,
+	PG_GPU_SRC_CHILD_INDEX = 1,
+	PG_GPU_SRC_CHILD_RESNO,
+	PG_GPU_SRC_CHILD_VALTYPE,
+	PG_GPU_SRC_CHILD_UNIQUE,
+	PG_GPU_SRC_CHILD_LABEL,
+	PG_GPU_SRC_CHILD_TASK,		/* optional, with the next */
+	PG_GPU_SRC_CHILD_RELID,
+	PG_GPU_SRC_DICT_NAME = 1,
+	PG_GPU_SRC_SUBPLAN_ID = 1,
+	PG_GPU_SRC_SUBPLAN_VALTYPE,
+	PG_GPU_SRC_SUBPLAN_TASK,	/* optional, with the next */
+	PG_GPU_SRC_SUBPLAN_RELID
+} PgGpuSetSourceIndex;
+
+/* A key set's source, as its List says it (the fields of its kind). */
+typedef struct PgGpuSetSource
+{
+	int			kind;			/* PgGpuSetKind */
+	Const	   *array;			/* ARRAY */
+	int			valtype;		/* ARRAY, CHILD, SUBPLAN: the keys' value type */
+	int			child;			/* CHILD: index in custom_plans */
+	int			resno;			/* CHILD: the key's column in the child's row */
+	Integer    *unique;			/* CHILD: 1 unique keys, 2 rows kept (the
+								 * planner may set it after adding the source) */
+	String	   *label;			/* CHILD: for EXPLAIN */
+	const char *dict;			/* DICT */
+	int			plan_id;		/* SUBPLAN */
+	Const	   *task;			/* CHILD, SUBPLAN: a collect task, or NULL */
+	Oid			relid;			/* ... over this table */
+} PgGpuSetSource;
+
+static inline List *
+PgGpuSetSourceBuild(const PgGpuSetSource *s)
+{
+	List	   *l = list_make1(makeInteger(s->kind));
+
+	switch (s->kind)
+	{
+		case PG_GPU_SET_ARRAY:
+			return lappend(lappend(l, s->array), makeInteger(s->valtype));
+		case PG_GPU_SET_DICT:
+			return lappend(l, makeString(pstrdup(s->dict)));
+		case PG_GPU_SET_CHILD:
+			l = lappend(l, makeInteger(s->child));
+			l = lappend(l, makeInteger(s->resno));
+			l = lappend(l, makeInteger(s->valtype));
+			l = lappend(l, s->unique);
+			l = lappend(l, s->label);
+			Assert(list_length(l) == PG_GPU_SRC_CHILD_TASK);
+			break;
+		default:
+			l = lappend(l, makeInteger(s->plan_id));
+			l = lappend(l, makeInteger(s->valtype));
+			Assert(list_length(l) == PG_GPU_SRC_SUBPLAN_TASK);
+			break;
+	}
+	if (s->task != NULL)
+		l = lappend(lappend(l, s->task), makeInteger((int) s->relid));
+	return l;
+}
+
+static inline void
+PgGpuSetSourceRead(List *l, PgGpuSetSource *s)
+{
+	int			at = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->kind = intVal(list_nth(l, PG_GPU_SRC_KIND));
+	switch (s->kind)
+	{
+		case PG_GPU_SET_ARRAY:
+			s->array = (Const *) list_nth(l, PG_GPU_SRC_ARRAY_CONST);
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_ARRAY_VALTYPE));
+			break;
+		case PG_GPU_SET_DICT:
+			s->dict = strVal(list_nth(l, PG_GPU_SRC_DICT_NAME));
+			break;
+		case PG_GPU_SET_CHILD:
+			s->child = intVal(list_nth(l, PG_GPU_SRC_CHILD_INDEX));
+			s->resno = intVal(list_nth(l, PG_GPU_SRC_CHILD_RESNO));
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_CHILD_VALTYPE));
+			s->unique = (Integer *) list_nth(l, PG_GPU_SRC_CHILD_UNIQUE);
+			s->label = (String *) list_nth(l, PG_GPU_SRC_CHILD_LABEL);
+			at = PG_GPU_SRC_CHILD_TASK;
+			break;
+		default:
+			s->plan_id = intVal(list_nth(l, PG_GPU_SRC_SUBPLAN_ID));
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_SUBPLAN_VALTYPE));
+			at = PG_GPU_SRC_SUBPLAN_TASK;
+			break;
+	}
+	if (at > 0 && list_length(l) > at)
+	{
+		s->task = (Const *) list_nth(l, at);
+		s->relid = (Oid) intVal(list_nth(l, at + 1));
+	}
+}
 
 /* An equality clause answered by a key set of its other side (a join's keys). */
 typedef struct PgGpuSetTest

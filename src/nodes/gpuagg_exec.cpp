@@ -52,18 +52,6 @@ static const CustomExecMethods gpuagg_exec_methods = {
 	ExplainGpuAgg
 };
 
-static int *
-int_list_array(List *l)
-{
-	int		   *a = (int *) palloc0(sizeof(int) * Max(1, list_length(l)));
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, l)
-		a[i++] = lfirst_int(lc);
-	return a;
-}
-
 static Node *
 CreateGpuAggState(CustomScan *cscan)
 {
@@ -82,9 +70,9 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 
 	GpuAggPrivateRead(cscan->custom_private, &priv);
 	s->nout = list_length(priv.out_state);
-	s->out_state = int_list_array(priv.out_state);
-	s->out_coltype = int_list_array(priv.out_coltype);
-	s->out_col = int_list_array(priv.out_col);
+	s->out_state = PgGpuIntListArray(priv.out_state);
+	s->out_coltype = PgGpuIntListArray(priv.out_coltype);
+	s->out_col = PgGpuIntListArray(priv.out_col);
 
 	PgGpuTableNodeBegin(&s->t, priv.task);
 	s->t.nkeys = s->t.task.nkeys;

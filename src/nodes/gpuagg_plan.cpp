@@ -485,13 +485,5 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
-static Plan *
-PlanGpuAggPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-			   List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuAggPathImpl(root, rel, best_path, tlist, custom_plans));
-	return plan;
-}
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuAggPath)
 

@@ -175,8 +175,8 @@ typedef struct GpuJoinState
 extern CustomScanMethods gpuhashjoin_scan_methods;
 extern CustomScanMethods gpusemijoin_scan_methods;
 
-/* gpujoin_exec_slot.cpp: the state of a join over a child plan */
-Node	   *PgGpuCreateJoinSlotState(CustomScan *cscan);
+/* gpujoin_exec_slot.cpp: the state of a join (node) over a child plan */
+Node	   *PgGpuCreateJoinSlotState(CustomScan *cscan, PgGpuNode node);
 
 /* planner: the paths of a join rel (planner/hooks.cpp calls it) */
 void		PgGpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,

@@ -43,21 +43,12 @@ CustomScanMethods gpusemijoin_scan_methods = {
 	CreateGpuJoinState
 };
 
-/* the two joins run the same way; their methods tell which is which */
-static const CustomExecMethods gpuhashjoin_exec_methods = {
-	"GpuHashJoin",
-	BeginGpuJoin,
-	ExecGpuJoin,
-	EndGpuJoin,
-	ReScanGpuJoin,
-	NULL, NULL,
-	NULL, NULL, NULL, NULL,
-	NULL,
-	ExplainGpuJoin
-};
-
-static const CustomExecMethods gpusemijoin_exec_methods = {
-	"GpuSemiJoin",
+/*
+ * The two joins run the same way (EXPLAIN names a node by its plan's methods;
+ * the state's node, for the statistics, by them too).
+ */
+static const CustomExecMethods gpujoin_exec_methods = {
+	"GpuJoin",
 	BeginGpuJoin,
 	ExecGpuJoin,
 	EndGpuJoin,
@@ -72,25 +63,12 @@ static const CustomExecMethods gpusemijoin_exec_methods = {
 static Node *
 CreateGpuJoinState(CustomScan *cscan)
 {
+	PgGpuNode	node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
+		: PG_GPU_NODE_SEMIJOIN;
+
 	if (cscan->scan.scanrelid == 0)
-		return PgGpuCreateJoinSlotState(cscan);
-	if (cscan->methods == &gpuhashjoin_scan_methods)
-		return (Node *) PgGpuTableNodeCreate(sizeof(GpuJoinState), &gpuhashjoin_exec_methods,
-											 PG_GPU_NODE_HASHJOIN, true);
-	return (Node *) PgGpuTableNodeCreate(sizeof(GpuJoinState), &gpusemijoin_exec_methods,
-										 PG_GPU_NODE_SEMIJOIN, true);
-}
-
-static int *
-int_list_array(List *l)
-{
-	int		   *a = (int *) palloc0(sizeof(int) * Max(1, list_length(l)));
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, l)
-		a[i++] = lfirst_int(lc);
-	return a;
+		return PgGpuCreateJoinSlotState(cscan, node);
+	return (Node *) PgGpuTableNodeCreate(sizeof(GpuJoinState), &gpujoin_exec_methods, node, true);
 }
 
 static void
@@ -115,7 +93,7 @@ BeginGpuJoinImpl(GpuJoinState *s, EState *estate, int eflags)
 		/* no parent: this node's scan slot is the virtual one, not probe_slot */
 		s->probe_key = ExecInitExpr(priv.probe_key, NULL);
 		s->nfrom = list_length(priv.from);
-		s->from = int_list_array(priv.from);
+		s->from = PgGpuIntListArray(priv.from);
 		for (int c = 0; c < s->nfrom; c++)
 			s->max_attno = Max(s->max_attno, s->from[c]);
 		fmgr_info(linitial_oid(priv.eq), &s->eq);

@@ -123,14 +123,13 @@ static const CustomExecMethods gpujoin_slot_exec_methods = {
 };
 
 Node *
-PgGpuCreateJoinSlotState(CustomScan *cscan)
+PgGpuCreateJoinSlotState(CustomScan *cscan, PgGpuNode node)
 {
 	GpuJoinSlotState *s = (GpuJoinSlotState *) palloc0(sizeof(GpuJoinSlotState));
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &gpujoin_slot_exec_methods;
-	s->node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
-		: PG_GPU_NODE_SEMIJOIN;
+	s->node = node;
 	return (Node *) s;
 }
 
@@ -293,9 +292,9 @@ next_batch(GpuJoinSlotState *s)
 		Datum		d;
 		bool		isnull;
 
-		CHECK_FOR_INTERRUPTS();
-		slot = ExecProcNode(probe);
-		if (TupIsNull(slot))
+		/* nothing can match an empty set: PostgreSQL computes no probe key then */
+		slot = PgGpuPullKey(probe, 0, s->empty_set ? NULL : s->probe_key, econtext, &d, &isnull);
+		if (slot == NULL)
 		{
 			s->input_done = true;
 			break;
@@ -307,15 +306,9 @@ next_batch(GpuJoinSlotState *s)
 			keyidx = (int64 *) repalloc(keyidx, sizeof(int64) * cap);
 		}
 		if (s->empty_set)
-		{
-			/* nothing can match: PostgreSQL computes no probe key then either */
 			keyidx[s->nrows] = kNoMatch;
-		}
 		else
 		{
-			ResetExprContext(econtext);
-			econtext->ecxt_scantuple = slot;
-			d = ExecEvalExprSwitchContext(s->probe_key, econtext, &isnull);
 			/* an anti-join's row of a NULL key stays; it matches nothing */
 			keyidx[s->nrows] = isnull ? kNullKey : keys.n;
 			if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
@@ -550,12 +543,12 @@ ExplainGpuJoinSlotImpl(GpuJoinSlotState *s, List *ancestors, ExplainState *es)
 	/* the set's description, with the key as the plan computes it */
 	foreach(lc, s->set_sources)
 	{
-		List	   *src = list_copy((List *) lfirst(lc));
+		PgGpuSetSource src;
 
-		if (intVal(linitial(src)) == PG_GPU_SET_CHILD)
-			list_nth_cell(src, 5)->ptr_value =
-				makeString(psprintf("%s on %s", strVal(list_nth(src, 5)), key));
-		sources = lappend(sources, src);
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (src.kind == PG_GPU_SET_CHILD)
+			src.label = makeString(psprintf("%s on %s", strVal(src.label), key));
+		sources = lappend(sources, PgGpuSetSourceBuild(&src));
 	}
 	ExplainPropertyText("Probe", "child plan, keys computed on the CPU", es);
 	PgGpuExplainSets(sources, &s->sets, es->analyze, es);

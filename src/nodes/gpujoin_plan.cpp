@@ -410,7 +410,8 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
  * probe key, an expression over those, is custom_exprs' one item.
  */
 static Plan *
-PlanGpuJoinSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+PlanGpuJoinSlotPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						List *tlist, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	GpuJoinSlotPrivate priv;
@@ -442,15 +443,7 @@ PlanGpuJoinSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
 	return &cscan->scan.plan;
 }
 
-static Plan *
-PlanGpuJoinSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuJoinSlotPathImpl(best_path, tlist, custom_plans));
-	return plan;
-}
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuJoinSlotPath)
 
 /*
  * Rows of a join, unordered (set_join_pathlist_hook): a semi-, anti- or inner
@@ -514,7 +507,8 @@ PgGpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
  * reading the build side too puts its scan tuple together (custom_scan_tlist).
  */
 static Plan *
-PlanGpuJoinPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+PlanGpuJoinPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	GpuJoinPrivate priv;
@@ -532,12 +526,4 @@ PlanGpuJoinPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
 	return &cscan->scan.plan;
 }
 
-static Plan *
-PlanGpuJoinPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-				List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuJoinPathImpl(best_path, tlist, custom_plans));
-	return plan;
-}
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuJoinPath)

@@ -288,7 +288,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
 		rows * (kSlotRowCost + task->nkeys * cpu_operator_cost + pg_gpu_tuple_cost);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * kSlotRowCost;
-	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* exec_scroll.h */
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* gpusort_scroll.h */
 	cpath->custom_paths = list_make1(child);
 	GpuSortSlotPrivate priv;
 
@@ -307,7 +307,8 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 }
 
 static Plan *
-PlanGpuSortSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+PlanGpuSortSlotPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						List *tlist, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = (Plan *) linitial(custom_plans);
@@ -323,15 +324,7 @@ PlanGpuSortSlotPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
 	return &cscan->scan.plan;
 }
 
-static Plan *
-PlanGpuSortSlotPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuSortSlotPathImpl(best_path, tlist, custom_plans));
-	return plan;
-}
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuSortSlotPath)
 
 
 static bool gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel,
@@ -437,7 +430,7 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 2.0) +
 		(sj->probe ? sj->build_cost : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * cpu_tuple_cost;
-	/* a cursor may read it backward, as it may read a Sort (exec_scroll.h) */
+	/* a cursor may read it backward, as it may read a Sort (gpusort_scroll.h) */
 	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cpath->custom_paths = list_make1(cpu);
 	if (sj->probe)
@@ -457,7 +450,8 @@ gpusort_heap_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *scan_rel
 
 /* The table's own tuples, in order. */
 static Plan *
-PlanGpuSortPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
+PlanGpuSortPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	GpuSortPrivate priv;
@@ -472,12 +466,4 @@ PlanGpuSortPathImpl(CustomPath *best_path, List *tlist, List *custom_plans)
 	return &cscan->scan.plan;
 }
 
-static Plan *
-PlanGpuSortPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-				List *tlist, List *clauses, List *custom_plans)
-{
-	Plan	   *plan = NULL;
-
-	PG_GPU_GUARD(plan = PlanGpuSortPathImpl(best_path, tlist, custom_plans));
-	return plan;
-}
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuSortPath)

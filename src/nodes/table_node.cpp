@@ -25,6 +25,18 @@ extern "C" {
 #include "nodes/table_node.h"
 }
 
+int *
+PgGpuIntListArray(List *l)
+{
+	int		   *a = (int *) palloc0(sizeof(int) * Max(1, list_length(l)));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, l)
+		a[i++] = lfirst_int(lc);
+	return a;
+}
+
 PgGpuTableNode *
 PgGpuTableNodeCreate(size_t size, const CustomExecMethods *methods, PgGpuNode node,
 					 bool batched)

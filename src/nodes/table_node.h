@@ -66,6 +66,9 @@ typedef struct PgGpuTableNode
 	instr_time	t_fetch;		/* batched rows: copying batches back */
 } PgGpuTableNode;
 
+/* An IntList of custom_private as an array (one element at least). */
+int		   *PgGpuIntListArray(List *l);
+
 /* A node's state of size bytes, its first member a PgGpuTableNode. */
 PgGpuTableNode *PgGpuTableNodeCreate(size_t size, const CustomExecMethods *methods,
 									 PgGpuNode node, bool batched);

@@ -255,46 +255,6 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 
 /* ---- a set join's key set in a task, and its rows ---- */
 
-Const *
-PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int settype,
-				 double plan_cost, double plan_rows, double *cost, Oid *relid)
-{
-	RangeTblEntry *rte;
-	PgGpuCompiler c;
-	pg_gpu_agg_task *task;
-	double		gpu_cost;
-
-	/* the CPU's way: running the plan once and collecting its keys */
-	double		cpu_cost = plan_cost + plan_rows * 2 * cpu_operator_cost;
-
-	*cost = cpu_cost;
-	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
-		return NULL;
-	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
-		return NULL;
-	gpu_cost = PgGpuScanCost(rel, 1.0, false);
-	if (!pg_gpu_force && gpu_cost >= cpu_cost)
-		return NULL;
-
-	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
-	PgGpuCompilerInit(&c, task, rel->relid);
-	if (!PgGpuCompileQuals(&c, quals, &task->filter) ||
-		!PgGpuCompileExpr(&c, key, &task->keys[0]) ||
-		PgGpuSetType(task->keys[0].type) != settype ||
-		c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
-		!PgGpuRelationSupported(rte->relid, task))
-		return NULL;
-	task->nkeys = 1;
-	task->collect = 1;
-	task->collect_hint = (int64) Min(rel->rows, 1e12);
-	*relid = rte->relid;
-	*cost = Min(gpu_cost, cpu_cost);
-	return PgGpuTaskConst(task);
-}
-
-
 /*
  * The join's clause as the filter's last qual, answered by a key set of the
  * build side (the GpuAgg's second child, or its table's pages collected on the
@@ -316,14 +276,18 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	/* over a child plan (no relid) EXPLAIN deparses the key from the plan */
 	String	   *key = OidIsValid(relid)
 		? PgGpuFilterText(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;
-	List	   *source;
+	PgGpuSetSource source;
 
 	*unique = makeInteger(0);
-	source = list_make5(makeInteger(PG_GPU_SET_CHILD), makeInteger(1),
-						makeInteger(sj->build_resno), makeInteger(sj->build_valtype), *unique);
+	memset(&source, 0, sizeof(source));
+	source.kind = PG_GPU_SET_CHILD;
+	source.child = 1;
+	source.resno = sj->build_resno;
+	source.valtype = sj->build_valtype;
+	source.unique = *unique;
 	/* for EXPLAIN */
-	source = lappend(source, makeString(key ? psprintf("%s join on %s", kind, strVal(key))
-										: psprintf("%s join", kind)));
+	source.label = makeString(key ? psprintf("%s join on %s", kind, strVal(key))
+							  : psprintf("%s join", kind));
 	/* rows kept for the output come from the plan: no keys from pages then */
 	if (keep_rows)
 		(*unique)->ival = 2;
@@ -332,10 +296,9 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
 							   &build_relid);
-	if (collect != NULL)
-		source = lappend(lappend(source, collect), makeInteger((int) build_relid));
-	Assert(collect == NULL || list_length(source) == PG_GPU_CHILD_TASK + 2);
-	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), source);
+	source.task = collect;
+	source.relid = build_relid;
+	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), PgGpuSetSourceBuild(&source));
 	if (st->set < 0)
 		return NIL;
 	*set = st->set;

@@ -30,18 +30,6 @@ typedef struct PgGpuSetJoin
 	int			keytype;		/* the comparison type (PgGpuSetKeyType) */
 } PgGpuSetJoin;
 
-/*
- * A collect task (pg_gpu_engine.h) over one plain table, rel of root: the keys
- * key of its rows that pass quals, for a key set of type settype.  NULL when the
- * GPU cannot compute them, or (unless pg_gpu.force) when scanning the table's
- * pages costs more than the CPU's way: running the plan that gives them
- * (plan_cost, plan_rows) and collecting them.  *cost: the cheaper of the two;
- * *relid: the table.
- */
-Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key,
-							 int settype, double plan_cost, double plan_rows, double *cost,
-							 Oid *relid);
-
 /* Whether joinrel is such a join; fills *out. */
 bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
 

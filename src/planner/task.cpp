@@ -1,7 +1,8 @@
 /*
  * task.cpp — the parts of a task every node's planning builds alike
- * (planner.h): the compiler, the table's quals in order, the layout check, and
- * the task and its filter's text as they go into custom_private.
+ * (planner.h): the compiler, the table's quals in order, the layout check, the
+ * task and its filter's text as they go into custom_private, and the collect
+ * task that fills a key set from a table's pages.
  */
 extern "C" {
 #include "postgres.h"
@@ -35,7 +36,6 @@ extern "C" {
 #include "pg_gpu_engine.h"
 #include "aggs/agg_catalog.h"
 #include "expr/expr_compile.h"
-#include "planner/setjoin.h"
 #include "planner/planner.h"
 #include "scan/heap_page.h"
 }
@@ -147,3 +147,45 @@ PgGpuFilterText(List *quals, Oid relid, Index varno)
 										 false, false));
 }
 
+/*
+ * A collect task over one plain table: its rows' keys for a key set (see
+ * setjoin.h).
+ */
+Const *
+PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int settype,
+				 double plan_cost, double plan_rows, double *cost, Oid *relid)
+{
+	RangeTblEntry *rte;
+	PgGpuCompiler c;
+	pg_gpu_agg_task *task;
+	double		gpu_cost;
+
+	/* the CPU's way: running the plan once and collecting its keys */
+	double		cpu_cost = plan_cost + plan_rows * 2 * cpu_operator_cost;
+
+	*cost = cpu_cost;
+	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
+		return NULL;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	gpu_cost = PgGpuScanCost(rel, 1.0, false);
+	if (!pg_gpu_force && gpu_cost >= cpu_cost)
+		return NULL;
+
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&c, task, rel->relid);
+	if (!PgGpuCompileQuals(&c, quals, &task->filter) ||
+		!PgGpuCompileExpr(&c, key, &task->keys[0]) ||
+		PgGpuSetType(task->keys[0].type) != settype ||
+		c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
+		!PgGpuRelationSupported(rte->relid, task))
+		return NULL;
+	task->nkeys = 1;
+	task->collect = 1;
+	task->collect_hint = (int64) Min(rel->rows, 1e12);
+	*relid = rte->relid;
+	*cost = Min(gpu_cost, cpu_cost);
+	return PgGpuTaskConst(task);
+}
