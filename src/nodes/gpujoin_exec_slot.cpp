@@ -55,54 +55,6 @@ static const uint64 kBatchBytes = 64 * 1024 * 1024;
 static const int64 kNoMatch = -1;
 static const int64 kNullKey = -2;
 
-typedef struct GpuJoinSlotState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	pg_gpu_agg_task task;		/* the key set's type */
-	List	   *set_sources;
-	PgGpuNode	node;
-	JoinType	jointype;
-	int			valtype;		/* pg_gpu_coltype of the probe key's value */
-	int			nprobe;			/* scan tuple columns from the probe row ... */
-	int			nbuild;			/* ... then from a build row, after its key */
-	ExprState  *probe_key;		/* over the probe row */
-
-	PgGpuSets	sets;
-	int64	   *next;			/* inner: the next kept build row of an equal key */
-
-	/* the current batch */
-	MemoryContext batch_cxt;
-	TupleTableSlot *probe_slot; /* a kept probe row */
-	TupleTableSlot *build_slot; /* a kept build row */
-	MinimalTuple *rows;
-	int64	   *ord;			/* each row's ordinal, kNoMatch or kNullKey */
-	int64		nrows;
-	int64		pos;			/* the next row to look at */
-	int64		chain;			/* inner: the next build row to pair with row pos - 1 */
-	bool		input_done;		/* the probe plan gave its last row */
-	bool		empty_set;		/* the build side has no key */
-
-	/* execution */
-	bool		started;
-	bool		finished;		/* every row went up */
-	bool		gpu_ran;
-	bool		fallback;
-	bool		emitted;		/* a row went up: no falling back after this */
-	PgGpuFallback fb_reason;
-	char		fb_msg[256];
-	MemoryContextCallback cleanup;
-
-	/* instrumentation */
-	int64		rows_probed;
-	int64		keys_probed;
-	int64		batches;
-	uint64		bytes_h2d;
-	instr_time	t_input;		/* pulling rows, keeping them, their keys */
-	instr_time	t_probe;		/* the GPU's probes, round trip */
-} GpuJoinSlotState;
-
 static void BeginGpuJoinSlot(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuJoinSlot(CustomScanState *node);
 static void EndGpuJoinSlot(CustomScanState *node);

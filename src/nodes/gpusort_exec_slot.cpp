@@ -44,50 +44,6 @@ extern "C" {
 /* rows ahead whose tuples emission prefetches */
 static const uint64 kPrefetch = 8;
 
-typedef struct GpuSortSlotState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	pg_gpu_agg_task task;
-	int			nkeys;
-	AttrNumber	attno[PG_GPU_MAX_KEYS];
-	Oid			sortop[PG_GPU_MAX_KEYS];
-	Oid			coll[PG_GPU_MAX_KEYS];
-	bool		nulls_first[PG_GPU_MAX_KEYS];
-
-	/* the rows kept for the GPU sort */
-	MemoryContext rows_cxt;
-	MemoryContext key_cxt;		/* a row's detoasted key values */
-	MinimalTuple *rows;
-	MinimalTuple *sorted;		/* rows in order (the first norder) */
-	int64		nrows;
-	int64		cap;
-	uint64		row_bytes;
-	pg_gpu_keysort *ks;
-	uint64_t	norder;
-	uint64_t	pos;
-	uint64_t	rows_sorted;	/* for EXPLAIN */
-
-	/* the fallback */
-	Tuplesortstate *ts;
-
-	/* execution */
-	bool		loaded;
-	PgGpuScroll scroll;			/* rows kept for a scrollable cursor */
-	bool		gpu_ran;
-	bool		fallback;
-	PgGpuFallback fb_reason;
-	char		fb_msg[256];
-	MemoryContextCallback cleanup;
-
-	/* instrumentation */
-	double		gpu_ms;
-	uint64_t	bytes_h2d;
-	instr_time	t_input;		/* pulling rows, keeping them, encoding keys */
-	instr_time	t_sort;			/* the engine's sort, round trip */
-} GpuSortSlotState;
-
 static void BeginGpuSortSlot(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuSortSlot(CustomScanState *node);
 static void EndGpuSortSlot(CustomScanState *node);

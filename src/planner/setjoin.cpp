@@ -16,19 +16,13 @@
 extern "C" {
 #include "postgres.h"
 
-#include "catalog/pg_class.h"
-#include "catalog/pg_type.h"
-#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "nodes/pathnodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
-#include "parser/parsetree.h"
-#include "utils/lsyscache.h"
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
