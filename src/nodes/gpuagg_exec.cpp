@@ -55,8 +55,12 @@ static const CustomExecMethods gpuagg_exec_methods = {
 static Node *
 CreateGpuAggState(CustomScan *cscan)
 {
-	return (Node *) PgGpuTableNodeCreate(sizeof(GpuAggState), &gpuagg_exec_methods,
-										 PG_GPU_NODE_AGG, false);
+	Node	   *state = NULL;
+
+	PG_GPU_GUARD(state = (Node *) PgGpuTableNodeCreate(sizeof(GpuAggState),
+													   &gpuagg_exec_methods,
+													   PG_GPU_NODE_AGG, false));
+	return state;
 }
 
 static void

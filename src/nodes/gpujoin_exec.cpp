@@ -61,7 +61,7 @@ static const CustomExecMethods gpujoin_exec_methods = {
 
 /* Over a child plan (scanrelid 0), the slot path's state. */
 static Node *
-CreateGpuJoinState(CustomScan *cscan)
+CreateGpuJoinStateImpl(CustomScan *cscan)
 {
 	PgGpuNode	node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
 		: PG_GPU_NODE_SEMIJOIN;
@@ -69,6 +69,15 @@ CreateGpuJoinState(CustomScan *cscan)
 	if (cscan->scan.scanrelid == 0)
 		return PgGpuCreateJoinSlotState(cscan, node);
 	return (Node *) PgGpuTableNodeCreate(sizeof(GpuJoinState), &gpujoin_exec_methods, node, true);
+}
+
+static Node *
+CreateGpuJoinState(CustomScan *cscan)
+{
+	Node	   *state = NULL;
+
+	PG_GPU_GUARD(state = CreateGpuJoinStateImpl(cscan));
+	return state;
 }
 
 static void

@@ -48,12 +48,21 @@ static const CustomExecMethods gpusort_exec_methods = {
 
 /* Over a child plan (scanrelid 0), the slot path's state. */
 static Node *
-CreateGpuSortState(CustomScan *cscan)
+CreateGpuSortStateImpl(CustomScan *cscan)
 {
 	if (cscan->scan.scanrelid == 0)
 		return PgGpuCreateSortSlotState(cscan);
 	return (Node *) PgGpuTableNodeCreate(sizeof(GpuSortState), &gpusort_exec_methods,
 										 PG_GPU_NODE_SORT, true);
+}
+
+static Node *
+CreateGpuSortState(CustomScan *cscan)
+{
+	Node	   *state = NULL;
+
+	PG_GPU_GUARD(state = CreateGpuSortStateImpl(cscan));
+	return state;
 }
 
 static void

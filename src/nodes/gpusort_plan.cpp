@@ -295,13 +295,15 @@ PlanGpuSortSlotPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_pat
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = (Plan *) linitial(custom_plans);
+	GpuSortSlotPrivate priv;
 
 	/* the scan tuple is the child's row: the plan's output is computed from it */
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_private = best_path->custom_private;
+	GpuSortSlotPrivateRead(best_path->custom_private, &priv);
+	cscan->custom_private = GpuSortSlotPrivateBuild(&priv);
 	cscan->custom_scan_tlist = (List *) copyObject(child->targetlist);
 	cscan->methods = &gpusort_scan_methods;
 	return &cscan->scan.plan;

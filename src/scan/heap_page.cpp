@@ -65,9 +65,9 @@ PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task)
  * Per-tuple visibility of a share-locked page for the snapshot, as a bitmap over
  * line pointers (PostgreSQL's HeapTupleSatisfiesVisibility decides).
  */
-void
-PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-					OffsetNumber nlp, uint32 *bits)
+static void
+page_visibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
+				OffsetNumber nlp, uint32 *bits)
 {
 	Page		page = BufferGetPage(buf);
 	HeapTupleData tup;
@@ -104,7 +104,7 @@ PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
 	*stable = true;
 	if (nlp > 0 && (!PageIsAllVisible(page) || snapshot->takenDuringRecovery))
 	{
-		PgGpuPageVisibility(rel, snapshot, buf, blk, nlp, bits);
+		page_visibility(rel, snapshot, buf, blk, nlp, bits);
 		*has_bits = true;
 		*stable = false;
 	}

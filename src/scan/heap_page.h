@@ -27,8 +27,4 @@ bool		PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);
 OffsetNumber PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
 							  uint32 *bits, bool *has_bits, bool *stable);
 
-/* Visibility bitmap of one locked page for a snapshot. */
-void		PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-								OffsetNumber nlp, uint32 *bits);
-
 #endif							/* PG_GPU_HEAP_PAGE_H */
