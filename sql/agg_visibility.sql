@@ -25,24 +25,24 @@ VACUUM ANALYZE vis_t;
 
 -- all pages all-visible
 SET pg_gpu.enabled = off;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 
 -- dead tuples and HOT updates (not vacuumed: pages lose all-visible)
 DELETE FROM vis_t WHERE id % 7 = 0;
 UPDATE vis_t SET w = w + 1 WHERE id % 5 = 0;       -- HOT (fillfactor leaves room)
 UPDATE vis_t SET v = -v WHERE id % 11 = 0;
 SET pg_gpu.enabled = off;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 SET pg_gpu.register_min_pages = 0;
 SET pg_gpu.pin_workers = 2;
 SET pg_gpu.pin_workers_min_pages = 0;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 RESET pg_gpu.register_min_pages;
 RESET pg_gpu.pin_workers;
 RESET pg_gpu.pin_workers_min_pages;
@@ -53,24 +53,24 @@ DELETE FROM vis_t WHERE id % 3 = 0;
 UPDATE vis_t SET v = v + 1000000 WHERE id % 13 = 0;
 INSERT INTO vis_t (id, v, w) SELECT i, i, i FROM generate_series(1, 500) i;
 SET LOCAL pg_gpu.enabled = off;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 SET LOCAL pg_gpu.enabled = on;
 SET LOCAL pg_gpu.force = on;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 -- the same with pages pinned, and visibility decided, by parallel workers
 SET LOCAL pg_gpu.register_min_pages = 0;
 SELECT count(*) FROM (SELECT pg_gpu_register_buffer_pool()) AS registered;
 SET LOCAL pg_gpu.pin_workers = 2;
 SET LOCAL pg_gpu.pin_workers_min_pages = 0;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 ROLLBACK;
 
 -- after the rollback the table is back to the committed state
 SET pg_gpu.enabled = off;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
-\i sql/include/agg_vis_q.sql
+\i sql/include/agg_visibility_q.sql
 
 -- a column added with a default has "missing" values in old tuples: CPU plan
 ALTER TABLE vis_t ADD COLUMN extra int4 DEFAULT 5;

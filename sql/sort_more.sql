@@ -43,7 +43,7 @@ SET pg_gpu.device_memory_limit = '4MB';
 \i sql/include/sort_more_q.sql
 RESET pg_gpu.device_memory_limit;
 
-\i sql/include/gpusort_did.sql
+\i sql/include/fn_gpusort_did.sql
 SELECT gpusort_did('SELECT * FROM sx ORDER BY t, id', 'gpu');
 -- a small LIMIT: the GPU selects the candidates, then sorts only them
 SELECT gpusort_did('SELECT id FROM sx ORDER BY f8 DESC, id LIMIT 10', 'topn');

@@ -39,7 +39,7 @@ SET pg_gpu.device_memory_limit = '4MB';
 \i sql/include/sort_numeric_q.sql
 RESET pg_gpu.device_memory_limit;
 
-\i sql/include/gpusort_did.sql
+\i sql/include/fn_gpusort_did.sql
 SELECT gpusort_did('SELECT * FROM nx ORDER BY n, id', 'gpu');
 SELECT gpusort_did('SELECT id FROM nx ORDER BY m DESC, n, id', 'gpu');
 SET pg_gpu.device_memory_limit = '4MB';

@@ -38,7 +38,7 @@ SET pg_gpu.slot_sort_memory = '256kB';
 \i sql/include/sort_slot_q.sql
 RESET pg_gpu.slot_sort_memory;
 
-\i sql/include/gpusort_did.sql
+\i sql/include/fn_gpusort_did.sql
 SELECT gpusort_did('SELECT sa.id, sb.name FROM sa JOIN sb USING (g) ORDER BY sb.f DESC, sa.t, sa.id', 'gpu');
 SELECT gpusort_did('SELECT * FROM sp ORDER BY v, id', 'gpu');
 SELECT gpusort_did('SELECT id FROM (SELECT id, t FROM sa UNION ALL SELECT g, name FROM sb) u ORDER BY t, id', 'gpu');

@@ -32,14 +32,32 @@
 					 errmsg("pg_gpu internal error: %s", pg_gpu_guard_msg_))); \
 	} while (0)
 
-/* The SQL-callable fn, a guarded call of fn_impl(fcinfo). */
+/*
+ * The SQL-callable fn (its V1 info record included), a guarded call of
+ * fn_impl(fcinfo).  Every SQL-callable function of pg_gpu is written this way.
+ */
 #define PG_GPU_SQL_FN(fn) \
+	extern "C" { PG_FUNCTION_INFO_V1(fn); } \
 	extern "C" PGDLLEXPORT Datum \
 	fn(PG_FUNCTION_ARGS) \
 	{ \
 		Datum		result = (Datum) 0; \
 		PG_GPU_GUARD(result = fn##_impl(fcinfo)); \
 		return result; \
+	}
+
+/*
+ * A CustomPath's PlanCustomPath callback fn (declared static before), a guarded
+ * call of fnImpl(root, rel, best_path, tlist, custom_plans).
+ */
+#define PG_GPU_PLAN_CUSTOM_PATH(fn) \
+	static Plan * \
+	fn(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, \
+	   List *clauses, List *custom_plans) \
+	{ \
+		Plan	   *plan = NULL; \
+		PG_GPU_GUARD(plan = fn##Impl(root, rel, best_path, tlist, custom_plans)); \
+		return plan; \
 	}
 
 #endif							/* PG_GPU_GUARD_H */

@@ -10,12 +10,14 @@ extern "C" {
 #include "storage/ipc.h"
 
 #include "pg_gpu.h"
-#include "dict.h"
+#include "dict/dict.h"
 
 PG_MODULE_MAGIC;
 
 PGDLLEXPORT void _PG_init(void);
 }
+
+#include "guard.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -25,7 +27,7 @@ pg_gpu_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	PgGpuStatsRequestShmem();
+	PG_GPU_GUARD(PgGpuStatsRequestShmem());
 }
 
 static void
@@ -33,7 +35,7 @@ pg_gpu_shmem_startup(void)
 {
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
-	PgGpuStatsStartup();
+	PG_GPU_GUARD(PgGpuStatsStartup());
 }
 
 extern "C" void
@@ -47,7 +49,9 @@ _PG_init(void)
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = pg_gpu_shmem_startup;
 	}
-	PgGpuAggPlannerInit();
+	PgGpuPlannerInit();
 	PgGpuAggExecInit();
+	PgGpuSortExecInit();
+	PgGpuJoinExecInit();
 	PgGpuDictInit();
 }

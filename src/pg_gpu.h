@@ -81,6 +81,15 @@ void		PgGpuStatsEmulatedRun(PgGpuNode node);
 void		PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason);
 const char *PgGpuFallbackName(PgGpuFallback reason);
 
+/* The fallback reason of an engine status (a pg_gpu_status). */
+PgGpuFallback PgGpuFallbackFor(int engine_status);
+
+/*
+ * Count a node's fallback, give the table cache's memory back when the GPU ran
+ * out of it, and warn under pg_gpu.expect_gpu unless the reason is expected.
+ */
+void		PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg);
+
 /* ---- runtime (runtime.cpp) ---- */
 /* Start the engine in this backend; false (and *reason, *msg) if no GPU. */
 bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
@@ -95,8 +104,10 @@ uint64		PgGpuSharedBufferDeviceAddr(int buf_id);
 /* layout_check.cpp: run-time half of the layout check */
 bool		PgGpuLayoutOk(void);
 
-/* ---- GpuAgg (planner_agg.cpp, exec_agg.cpp) ---- */
-void		PgGpuAggPlannerInit(void);
+/* ---- the nodes: planner hooks (planner/hooks.cpp), scan methods (nodes/) ---- */
+void		PgGpuPlannerInit(void);
 void		PgGpuAggExecInit(void);
+void		PgGpuSortExecInit(void);
+void		PgGpuJoinExecInit(void);
 
 #endif							/* PG_GPU_H */

@@ -149,11 +149,6 @@ PgGpuSharedBufferDeviceAddr(int buf_id)
 	return pool_dev + (uint64) buf_id * BLCKSZ;
 }
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_devices);
-PG_FUNCTION_INFO_V1(pg_gpu_register_buffer_pool);
-}
-
 /* SQL: register the buffer pool now and wait for it; whether it worked. */
 static Datum
 pg_gpu_register_buffer_pool_impl(FunctionCallInfo fcinfo)
@@ -166,14 +161,7 @@ pg_gpu_register_buffer_pool_impl(FunctionCallInfo fcinfo)
 	PG_RETURN_BOOL(PgGpuRegisterSharedBuffers(true));
 }
 
-extern "C" PGDLLEXPORT Datum
-pg_gpu_register_buffer_pool(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_register_buffer_pool_impl(fcinfo));
-	return result;
-}
+PG_GPU_SQL_FN(pg_gpu_register_buffer_pool)
 
 static Datum
 pg_gpu_devices_impl(FunctionCallInfo fcinfo)
@@ -211,11 +199,4 @@ pg_gpu_devices_impl(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-extern "C" PGDLLEXPORT Datum
-pg_gpu_devices(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_devices_impl(fcinfo));
-	return result;
-}
+PG_GPU_SQL_FN(pg_gpu_devices)

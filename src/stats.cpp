@@ -3,7 +3,9 @@
  * by reason, bytes moved and GPU time, per node kind.
  *
  * The counters live in shared memory when pg_gpu is preloaded (atomics, no locks);
- * otherwise each backend keeps its own, so the functions still answer.
+ * otherwise each backend keeps its own, so the functions still answer.  Every
+ * node's fallback goes through PgGpuNoteFallback here: counted, the table cache
+ * emptied when the GPU ran out of memory, a warning under pg_gpu.expect_gpu.
  */
 extern "C" {
 #include "postgres.h"
@@ -18,6 +20,8 @@ extern "C" {
 #include "utils/builtins.h"
 
 #include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "scan/table_cache.h"
 }
 
 #include "guard.h"
@@ -128,12 +132,6 @@ PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason)
 	pg_atomic_fetch_add_u64(&stats()->node[node].fallbacks[reason], 1);
 }
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_stats);
-PG_FUNCTION_INFO_V1(pg_gpu_fallbacks);
-PG_FUNCTION_INFO_V1(pg_gpu_stats_reset);
-}
-
 static Datum
 pg_gpu_stats_impl(FunctionCallInfo fcinfo)
 {
@@ -180,27 +178,57 @@ pg_gpu_fallbacks_impl(FunctionCallInfo fcinfo)
 	return (Datum) 0;
 }
 
-extern "C" PGDLLEXPORT Datum
-pg_gpu_stats(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_stats_impl(fcinfo));
-	return result;
-}
-
-extern "C" PGDLLEXPORT Datum
-pg_gpu_fallbacks(PG_FUNCTION_ARGS)
-{
-	Datum		result = (Datum) 0;
-
-	PG_GPU_GUARD(result = pg_gpu_fallbacks_impl(fcinfo));
-	return result;
-}
-
-extern "C" PGDLLEXPORT Datum
-pg_gpu_stats_reset(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_stats_reset_impl(FunctionCallInfo fcinfo)
 {
 	init_stats(stats());
 	PG_RETURN_VOID();
+}
+
+PG_GPU_SQL_FN(pg_gpu_stats)
+PG_GPU_SQL_FN(pg_gpu_fallbacks)
+PG_GPU_SQL_FN(pg_gpu_stats_reset)
+
+/* ---- fallback accounting, for every node ---- */
+
+/* The fallback reason of an engine status. */
+PgGpuFallback
+PgGpuFallbackFor(int engine_status)
+{
+	switch ((pg_gpu_status) engine_status)
+	{
+		case PG_GPU_NOT_COMPILED:
+			return PG_GPU_FB_NOT_COMPILED;
+		case PG_GPU_NO_DEVICE:
+			return PG_GPU_FB_NO_GPU;
+		case PG_GPU_OUT_OF_MEMORY:
+			return PG_GPU_FB_OUT_OF_MEMORY;
+		case PG_GPU_BAD_PAGE:
+			return PG_GPU_FB_BAD_PAGE;
+		case PG_GPU_EXPR_ERROR:
+			return PG_GPU_FB_EXPR_ERROR;
+		case PG_GPU_TOASTED:
+			return PG_GPU_FB_TOASTED;
+		case PG_GPU_UNORDERED:
+			return PG_GPU_FB_LONG_KEY;
+		default:
+			return PG_GPU_FB_GPU_ERROR;
+	}
+}
+
+void
+PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
+{
+	PgGpuStatsFallback(node, reason);
+	/* the GPU ran out of memory: the table cache gives its memory back */
+	if (reason == PG_GPU_FB_OUT_OF_MEMORY)
+		PgGpuTableCacheRelease();
+	/* data the GPU declines by design, and injected failures, are expected */
+	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
+		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
+		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS)
+		ereport(WARNING,
+				(errmsg("%s fell back to the CPU: %s", PgGpuNodeName(node),
+						PgGpuFallbackName(reason)),
+				 errdetail("%s", msg)));
 }

@@ -1,5 +1,5 @@
 /*
- * exec_scroll.h — GpuSort's rows kept for a scrollable cursor.
+ * gpusort_scroll.h — GpuSort's rows kept for a scrollable cursor.
  *
  * PostgreSQL's Sort can be read backward, so a cursor over a sorted query may
  * FETCH BACKWARD even without SCROLL (PerformCursorOpen asks
@@ -9,8 +9,8 @@
  * tuplestore, as a Material node would, and reads them from there in either
  * direction.  Queries that only read forward pay nothing.
  */
-#ifndef PG_GPU_EXEC_SCROLL_H
-#define PG_GPU_EXEC_SCROLL_H
+#ifndef PG_GPU_GPUSORT_SCROLL_H
+#define PG_GPU_GPUSORT_SCROLL_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,4 +39,4 @@ extern void PgGpuScrollEnd(PgGpuScroll *sc);
 }
 #endif
 
-#endif							/* PG_GPU_EXEC_SCROLL_H */
+#endif							/* PG_GPU_GPUSORT_SCROLL_H */

@@ -1,5 +1,5 @@
 /*
- * planner_join.cpp — recognising a join that a key set answers (issue 5).
+ * setjoin.cpp — recognising a join that a key set answers (issue 5).
  *
  * The join rel under an aggregation (or an ORDER BY) is taken apart into one
  * plain table, scanned page by page on the GPU, and everything else, whose rows
@@ -17,7 +17,6 @@ extern "C" {
 #include "postgres.h"
 
 #include "nodes/nodeFuncs.h"
-#include "nodes/pathnodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
@@ -26,8 +25,10 @@ extern "C" {
 #include "optimizer/tlist.h"
 
 #include "pg_gpu.h"
-#include "expr_compile.h"
-#include "planner_join.h"
+#include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
+#include "planner/planner.h"
+#include "planner/setjoin.h"
 }
 
 /*
@@ -245,3 +246,142 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 		*out = b;
 	return fa || fb;
 }
+
+/* ---- a set join's key set in a task, and its rows ---- */
+
+/*
+ * The join's clause as the filter's last qual, answered by a key set of the
+ * build side (the GpuAgg's second child, or its table's pages collected on the
+ * GPU); an anti-join keeps the rows it does not match.  *unique: the source's
+ * flag that the keys must be unique; *set: the set's index.  With keep_rows,
+ * the build plan's rows are kept for the output (a GpuHashJoin reading the
+ * build side), so the keys come from that plan, never from pages.  NIL if the
+ * task has no room.
+ */
+List *
+PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
+			  Integer **unique, int *set, bool keep_rows)
+{
+	Const	   *collect;
+	Oid			build_relid = InvalidOid;
+	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
+	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
+		sj->jointype == JOIN_ANTI ? "anti" : "inner";
+	/* over a child plan (no relid) EXPLAIN deparses the key from the plan */
+	String	   *key = OidIsValid(relid)
+		? PgGpuFilterText(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;
+	PgGpuSetSource source;
+
+	*unique = makeInteger(0);
+	memset(&source, 0, sizeof(source));
+	source.kind = PG_GPU_SET_CHILD;
+	source.child = 1;
+	source.resno = sj->build_resno;
+	source.valtype = sj->build_valtype;
+	source.unique = *unique;
+	/* for EXPLAIN */
+	source.label = makeString(key ? psprintf("%s join on %s", kind, strVal(key))
+							  : psprintf("%s join", kind));
+	/* rows kept for the output come from the plan: no keys from pages then */
+	if (keep_rows)
+		(*unique)->ival = 2;
+	collect = PgGpuCollectTask(keep_rows ? NULL : root, keep_rows ? NULL : sj->build,
+							   keep_rows ? NIL : PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
+							   sj->build_key, PgGpuSetType(sj->keytype),
+							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
+							   &build_relid);
+	source.task = collect;
+	source.relid = build_relid;
+	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), PgGpuSetSourceBuild(&source));
+	if (st->set < 0)
+		return NIL;
+	*set = st->set;
+	st->clause = sj->clause;
+	st->probe = sj->probe_key;
+	st->keytype = sj->keytype;
+	comp->set_tests = lappend(comp->set_tests, st);
+	return list_make1(sj->jointype == JOIN_ANTI
+					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(sj->clause), -1)
+					  : sj->clause);
+}
+
+
+/*
+ * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin: *join_quals gets the
+ * join's qual for the filter (PgGpuJoinSetTest); an inner join instead hands each
+ * probe row out once per equal key, its weight (a row without a match weighs
+ * 0), so its qual is NIL.  False if the task has no room.
+ */
+bool
+PgGpuJoinRowsTest(PlannerInfo *root, PgGpuCompiler *comp, pg_gpu_agg_task *task, PgGpuSetJoin *sj,
+			   Oid relid, List **join_quals)
+{
+	Integer    *unique;
+	int			set;
+
+	*join_quals = PgGpuJoinSetTest(root, comp, sj, relid, &unique, &set);
+	if (*join_quals == NIL)
+		return false;
+	if (sj->jointype != JOIN_INNER)
+		return true;
+	*join_quals = NIL;
+	return PgGpuCompileSetValue(comp, sj->probe_key, sj->keytype, set, false, &task->weight);
+}
+
+
+/*
+ * The Vars exprs, a set join's output, read: the probe table's in *probe_vars,
+ * the build side's in *build_vars, each once.  False for a placeholder, an
+ * outer query's Var or another table's.
+ */
+bool
+PgGpuJoinOutput(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	*probe_vars = *build_vars = NIL;
+	foreach(lc, vars)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+
+		if (!IsA(v, Var) || v->varlevelsup != 0)
+			return false;
+		if (bms_is_member(v->varno, sj->probe->relids))
+			*probe_vars = list_append_unique(*probe_vars, v);
+		else if (bms_is_member(v->varno, sj->build->relids))
+			*build_vars = list_append_unique(*build_vars, v);
+		else
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The build plan of a join whose build rows are kept (GpuHashJoin): its key,
+ * then the build side's columns build_vars that the output reads.
+ */
+void
+PgGpuKeepBuildRows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars)
+{
+	PathTarget *target = create_empty_pathtarget();
+	ListCell   *lc;
+
+	add_column_to_pathtarget(target, sj->build_key, 0);
+	foreach(lc, build_vars)
+		add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
+	sj->build_path = (Path *) create_projection_path(root, sj->build,
+													 sj->build->cheapest_total_path,
+													 set_pathtarget_cost_width(root, target));
+}
+
+/* Whether exprs read the probe table alone: then its tuples are the join's rows. */
+bool
+PgGpuProbeOutput(List *exprs, PgGpuSetJoin *sj)
+{
+	List	   *probe_vars,
+			   *build_vars;
+
+	return PgGpuJoinOutput(exprs, sj, &probe_vars, &build_vars) && build_vars == NIL;
+}
+

@@ -1,12 +1,12 @@
 /*
- * exec_join_slot.cpp — GpuSemiJoin and GpuHashJoin over a child plan that gives
+ * gpujoin_exec_slot.cpp — GpuSemiJoin and GpuHashJoin over a child plan that gives
  * the probe rows (issue 5's "or from any child plan").
  *
  * When the probe side is not one table whose pages the GPU can read (a join, a
  * subquery, a partitioned table), the node pulls the probe plan's rows in
  * batches, as PostgreSQL's own join would, keeps each as a minimal tuple and
  * computes its key with PostgreSQL's executor.  The batch's keys go to the GPU,
- * which probes the key set built from the other side (exec_sets.cpp: the build
+ * which probes the key set built from the other side (keysets.cpp: the build
  * plan's keys, or its table's pages collected on the GPU) and answers each key's
  * ordinal in the set.  Then the batch's rows are handed back:
  *
@@ -41,9 +41,9 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
-#include "gpuagg.h"
-#include "expr_compile.h"
-#include "exec_sets.h"
+#include "nodes/gpujoin.h"
+#include "expr/expr_compile.h"
+#include "nodes/keysets.h"
 }
 
 #include "guard.h"
@@ -54,54 +54,6 @@ static const uint64 kBatchBytes = 64 * 1024 * 1024;
 /* a batch row's answer besides an ordinal: no key in the set, a NULL key */
 static const int64 kNoMatch = -1;
 static const int64 kNullKey = -2;
-
-typedef struct GpuJoinSlotState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	pg_gpu_agg_task task;		/* the key set's type */
-	List	   *set_sources;
-	PgGpuNode	node;
-	JoinType	jointype;
-	int			valtype;		/* pg_gpu_coltype of the probe key's value */
-	int			nprobe;			/* scan tuple columns from the probe row ... */
-	int			nbuild;			/* ... then from a build row, after its key */
-	ExprState  *probe_key;		/* over the probe row */
-
-	PgGpuSets	sets;
-	int64	   *next;			/* inner: the next kept build row of an equal key */
-
-	/* the current batch */
-	MemoryContext batch_cxt;
-	TupleTableSlot *probe_slot; /* a kept probe row */
-	TupleTableSlot *build_slot; /* a kept build row */
-	MinimalTuple *rows;
-	int64	   *ord;			/* each row's ordinal, kNoMatch or kNullKey */
-	int64		nrows;
-	int64		pos;			/* the next row to look at */
-	int64		chain;			/* inner: the next build row to pair with row pos - 1 */
-	bool		input_done;		/* the probe plan gave its last row */
-	bool		empty_set;		/* the build side has no key */
-
-	/* execution */
-	bool		started;
-	bool		finished;		/* every row went up */
-	bool		gpu_ran;
-	bool		fallback;
-	bool		emitted;		/* a row went up: no falling back after this */
-	PgGpuFallback fb_reason;
-	char		fb_msg[256];
-	MemoryContextCallback cleanup;
-
-	/* instrumentation */
-	int64		rows_probed;
-	int64		keys_probed;
-	int64		batches;
-	uint64		bytes_h2d;
-	instr_time	t_input;		/* pulling rows, keeping them, their keys */
-	instr_time	t_probe;		/* the GPU's probes, round trip */
-} GpuJoinSlotState;
 
 static void BeginGpuJoinSlot(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuJoinSlot(CustomScanState *node);
@@ -123,14 +75,13 @@ static const CustomExecMethods gpujoin_slot_exec_methods = {
 };
 
 Node *
-PgGpuCreateJoinSlotState(CustomScan *cscan)
+PgGpuCreateJoinSlotState(CustomScan *cscan, PgGpuNode node)
 {
 	GpuJoinSlotState *s = (GpuJoinSlotState *) palloc0(sizeof(GpuJoinSlotState));
 
 	NodeSetTag(s, T_CustomScanState);
 	s->css.methods = &gpujoin_slot_exec_methods;
-	s->node = cscan->methods == &gpuhashjoin_scan_methods ? PG_GPU_NODE_HASHJOIN
-		: PG_GPU_NODE_SEMIJOIN;
+	s->node = node;
 	return (Node *) s;
 }
 
@@ -176,16 +127,18 @@ static void
 BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
-	List	   *priv = cscan->custom_private;
-	Const	   *task = (Const *) list_nth(priv, GPUJOIN_SLOT_TASK);
+	GpuJoinSlotPrivate priv;
+	Const	   *task;
 	ListCell   *lc;
 
+	GpuJoinSlotPrivateRead(cscan->custom_private, &priv, false);
+	task = priv.task;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
 	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
-	s->set_sources = (List *) list_nth(priv, GPUJOIN_SLOT_SETS);
-	s->jointype = (JoinType) intVal(list_nth(priv, GPUJOIN_SLOT_JOINTYPE));
-	s->valtype = intVal(list_nth(priv, GPUJOIN_SLOT_VALTYPE));
-	s->nprobe = intVal(list_nth(priv, GPUJOIN_SLOT_NPROBE));
+	s->set_sources = priv.sets;
+	s->jointype = (JoinType) priv.jointype;
+	s->valtype = priv.valtype;
+	s->nprobe = priv.nprobe;
 	s->nbuild = list_length(cscan->custom_scan_tlist) - s->nprobe;
 	s->chain = -1;
 
@@ -291,9 +244,9 @@ next_batch(GpuJoinSlotState *s)
 		Datum		d;
 		bool		isnull;
 
-		CHECK_FOR_INTERRUPTS();
-		slot = ExecProcNode(probe);
-		if (TupIsNull(slot))
+		/* nothing can match an empty set: PostgreSQL computes no probe key then */
+		slot = PgGpuPullKey(probe, 0, s->empty_set ? NULL : s->probe_key, econtext, &d, &isnull);
+		if (slot == NULL)
 		{
 			s->input_done = true;
 			break;
@@ -305,15 +258,9 @@ next_batch(GpuJoinSlotState *s)
 			keyidx = (int64 *) repalloc(keyidx, sizeof(int64) * cap);
 		}
 		if (s->empty_set)
-		{
-			/* nothing can match: PostgreSQL computes no probe key then either */
 			keyidx[s->nrows] = kNoMatch;
-		}
 		else
 		{
-			ResetExprContext(econtext);
-			econtext->ecxt_scantuple = slot;
-			d = ExecEvalExprSwitchContext(s->probe_key, econtext, &isnull);
 			/* an anti-join's row of a NULL key stays; it matches nothing */
 			keyidx[s->nrows] = isnull ? kNullKey : keys.n;
 			if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
@@ -488,9 +435,8 @@ ExecGpuJoinSlot(CustomScanState *node)
 }
 
 static void
-EndGpuJoinSlot(CustomScanState *node)
+EndGpuJoinSlotImpl(GpuJoinSlotState *s)
 {
-	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
 	ListCell   *lc;
 
 	release_all(s);
@@ -499,9 +445,14 @@ EndGpuJoinSlot(CustomScanState *node)
 }
 
 static void
-ReScanGpuJoinSlot(CustomScanState *node)
+EndGpuJoinSlot(CustomScanState *node)
 {
-	GpuJoinSlotState *s = (GpuJoinSlotState *) node;
+	PG_GPU_GUARD(EndGpuJoinSlotImpl((GpuJoinSlotState *) node));
+}
+
+static void
+ReScanGpuJoinSlotImpl(GpuJoinSlotState *s)
+{
 	ListCell   *lc;
 
 	release_all(s);
@@ -526,6 +477,12 @@ ReScanGpuJoinSlot(CustomScanState *node)
 }
 
 static void
+ReScanGpuJoinSlot(CustomScanState *node)
+{
+	PG_GPU_GUARD(ReScanGpuJoinSlotImpl((GpuJoinSlotState *) node));
+}
+
+static void
 ExplainGpuJoinSlotImpl(GpuJoinSlotState *s, List *ancestors, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
@@ -538,12 +495,12 @@ ExplainGpuJoinSlotImpl(GpuJoinSlotState *s, List *ancestors, ExplainState *es)
 	/* the set's description, with the key as the plan computes it */
 	foreach(lc, s->set_sources)
 	{
-		List	   *src = list_copy((List *) lfirst(lc));
+		PgGpuSetSource src;
 
-		if (intVal(linitial(src)) == PG_GPU_SET_CHILD)
-			list_nth_cell(src, 5)->ptr_value =
-				makeString(psprintf("%s on %s", strVal(list_nth(src, 5)), key));
-		sources = lappend(sources, src);
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (src.kind == PG_GPU_SET_CHILD)
+			src.label = makeString(psprintf("%s on %s", strVal(src.label), key));
+		sources = lappend(sources, PgGpuSetSourceBuild(&src));
 	}
 	ExplainPropertyText("Probe", "child plan, keys computed on the CPU", es);
 	PgGpuExplainSets(sources, &s->sets, es->analyze, es);

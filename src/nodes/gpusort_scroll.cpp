@@ -1,5 +1,5 @@
 /*
- * exec_scroll.cpp — GpuSort's rows kept for a scrollable cursor (exec_scroll.h).
+ * gpusort_scroll.cpp — GpuSort's rows kept for a scrollable cursor (gpusort_scroll.h).
  */
 extern "C" {
 #include "postgres.h"
@@ -10,7 +10,7 @@ extern "C" {
 
 }
 
-#include "exec_scroll.h"
+#include "nodes/gpusort_scroll.h"
 
 int
 PgGpuScrollInit(PgGpuScroll *sc, CustomScanState *node, EState *estate, int eflags)

@@ -22,7 +22,7 @@
  *
  * Called per row (PostgreSQL's own plans), the functions search the host copy.
  * Inside GpuAgg and GpuSort, expr_compile turns them into probes of the GPU copy
- * by the page kernels (exec_sets.cpp pins the dictionary for the query).
+ * by the page kernels (nodes/keysets.cpp pins the dictionary for the query).
  */
 extern "C" {
 #include "postgres.h"
@@ -44,20 +44,11 @@ extern "C" {
 #include "utils/timestamp.h"
 
 #include "pg_gpu.h"
-#include "dict.h"
-#include "exec_sets.h"
-#include "gpuagg.h"
+#include "dict/dict.h"
+#include "expr/keybuf.h"
 }
 
 #include "guard.h"
-
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_dict_create);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_contains);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_lookup);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_drop);
-PG_FUNCTION_INFO_V1(pg_gpu_dict_list);
-}
 
 typedef struct DictEntry
 {
@@ -429,48 +420,6 @@ pg_gpu_dict_list_impl(FunctionCallInfo fcinfo)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
-}
-
-PgGpuDictFn
-PgGpuDictFunction(Oid funcid)
-{
-	HeapTuple	tup;
-	Form_pg_proc proc;
-	Datum		d;
-	bool		isnull;
-	char	   *src = NULL,
-			   *bin = NULL;
-	const char *base;
-	PgGpuDictFn fn = PG_GPU_DICT_FN_NONE;
-
-	if (funcid < FirstNormalObjectId)
-		return fn;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return fn;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	/* ours, not a namesake: this library's C symbol, (text, text) */
-	if (proc->prolang == ClanguageId && proc->pronargs == 2 &&
-		proc->proargtypes.values[0] == TEXTOID && proc->proargtypes.values[1] == TEXTOID)
-	{
-		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-		if (!isnull)
-			src = TextDatumGetCString(d);
-		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-		if (!isnull)
-			bin = TextDatumGetCString(d);
-		base = bin ? strrchr(bin, '/') : NULL;
-		base = base ? base + 1 : bin;
-		if (src && base && (strcmp(base, "pg_gpu") == 0 || strcmp(base, "pg_gpu.so") == 0))
-		{
-			if (strcmp(src, "pg_gpu_dict_contains") == 0)
-				fn = PG_GPU_DICT_FN_CONTAINS;
-			else if (strcmp(src, "pg_gpu_dict_lookup") == 0)
-				fn = PG_GPU_DICT_FN_LOOKUP;
-		}
-	}
-	ReleaseSysCache(tup);
-	return fn;
 }
 
 bool

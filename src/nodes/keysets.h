@@ -1,59 +1,20 @@
 /*
- * exec_sets.h — filling a task's key sets at run time (issue 5).
+ * keysets.h — filling a task's key sets at run time (issue 5).
  */
-#ifndef PG_GPU_EXEC_SETS_H
-#define PG_GPU_EXEC_SETS_H
+#ifndef PG_GPU_KEYSETS_H
+#define PG_GPU_KEYSETS_H
 
 #include "pg_gpu_engine.h"
+#include "expr/keybuf.h"
+#include "scan/heap_reader.h"
 
 /*
- * Keys being collected as the engine takes them: integers as int64 (vals), text
- * as bytes (data) with n + 1 offsets (off).  NULLs are only remembered.
+ * The next row of a child plan ps (NULL at its end; interruptible) and its key:
+ * the expression key over the row, or else its column resno, or else none
+ * (*isnull).
  */
-typedef struct PgGpuKeyBuf
-{
-	MemoryContext cxt;
-	uint64		limit;			/* bytes the buffers may take */
-	int			valtype;		/* pg_gpu_coltype of the values */
-	bool		text;
-	int64		n;
-	int64		cap;
-	int64	   *vals;			/* integers */
-	uint64	   *off;			/* text: n + 1 offsets into data */
-	char	   *data;
-	uint64		dlen;
-	uint64		dcap;
-	bool		has_null;
-	bool		nonempty;
-	bool		full;			/* over the limit, or no memory */
-} PgGpuKeyBuf;
-
-/* Room for about rows keys of width bytes (a guess, capped; the buffers grow). */
-void		PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint64 limit,
-							MemoryContext cxt);
-
-/* Add one value (detoasted); false once the keys no longer fit (b->full). */
-bool		PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull);
-
-/* A key set whose keys the GPU collected from a table's pages. */
-typedef struct PgGpuCollected
-{
-	pg_gpu_keyset *ks;
-	uint64		keys;			/* non-NULL keys */
-	int			has_null;
-	bool		nonempty;		/* a row passed the build filter */
-	int64		pages;
-	double		gpu_ms;
-} PgGpuCollected;
-
-/*
- * Run a collect task (pg_gpu_engine.h) over rel's pages for the snapshot: the
- * keys of its passing rows as a key set of type settype (exec_agg.cpp).  False
- * with *reason and msg set when the GPU could not.
- */
-bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,
-							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
-							 size_t msglen);
+TupleTableSlot *PgGpuPullKey(PlanState *ps, int resno, ExprState *key, ExprContext *econtext,
+							 Datum *d, bool *isnull);
 
 /* The key sets of one execution of a task. */
 typedef struct PgGpuSets
@@ -109,4 +70,4 @@ void		PgGpuFreeSets(PgGpuSets *sets);
 void		PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze,
 							 ExplainState *es);
 
-#endif							/* PG_GPU_EXEC_SETS_H */
+#endif							/* PG_GPU_KEYSETS_H */

@@ -1,11 +1,20 @@
 /*
- * exec_sets.cpp — filling a task's key sets at run time (issue 5).
+ * keysets.cpp — filling a task's key sets at run time (issue 5), for every node
+ * whose task probes one (GpuAgg, GpuSort and the joins, over a table or a child
+ * plan).
  *
- * A set's keys come from a constant array (a long IN list) or from a child plan
- * (a join's build side), run once to the end.  The keys are collected as the
- * engine holds them (integers as int64, text as bytes with offsets; NULLs never
- * enter a set, but are remembered for IN's three-valued answer), handed to the
- * engine, which builds the hash table on the GPU, and the task is pointed at it.
+ * A set's source (expr_compile.h) says where its keys come from: a constant
+ * array (a long IN list), a child plan (a join's build side) or an uncorrelated
+ * subplan, run once to the end, or a dictionary built beforehand (dict.cpp),
+ * pinned while the task probes it.  A child plan or subplan that scans one table
+ * the GPU reads carries a collect task: the keys are then collected from the
+ * table's pages on the GPU (scan/heap_reader.cpp) and the plan runs only if
+ * that fails.  Otherwise the keys are collected as the engine holds them
+ * (integers as int64, text as bytes with offsets; NULLs never enter a set, but
+ * are remembered for IN's three-valued answer), handed to the engine, which
+ * builds the hash table on the GPU, and the task is pointed at it.  A
+ * GpuHashJoin that outputs the build side keeps the child's rows too, in the
+ * order of their keys' ordinals, chained by equal key (PgGpuSets.rows).
  */
 extern "C" {
 #include "postgres.h"
@@ -21,138 +30,10 @@ extern "C" {
 #include "utils/memutils.h"
 
 #include "pg_gpu.h"
-#include "expr_compile.h"
-#include "exec_sets.h"
-#include "dict.h"
-#include "gpuagg.h"
-}
-
-/* A copy of p (used bytes) in newsize bytes, or NULL with p kept. */
-static void *
-grow(MemoryContext cxt, void *p, Size used, Size newsize)
-{
-	void	   *q = MemoryContextAllocExtended(cxt, newsize, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
-	if (q == NULL)
-		return NULL;
-	if (p)
-	{
-		memcpy(q, p, used);
-		pfree(p);
-	}
-	return q;
-}
-
-/* Bytes the buffers hold. */
-static uint64
-keybuf_bytes(const PgGpuKeyBuf *b)
-{
-	return b->text ? b->dcap + sizeof(uint64) * (b->cap + 1) : sizeof(int64) * b->cap;
-}
-
-void
-PgGpuKeyBufInit(PgGpuKeyBuf *b, int valtype, double rows, int width, uint64 limit,
-				MemoryContext cxt)
-{
-	rows = Min(Max(rows * 1.1, 1024.0), 1e6);
-	memset(b, 0, sizeof(*b));
-	b->cxt = cxt;
-	b->limit = limit;
-	b->valtype = valtype;
-	b->text = (valtype == PG_GPU_TEXT || valtype == PG_GPU_BPCHAR);
-	b->cap = (int64) rows;
-	if (b->text)
-	{
-		b->off = (uint64 *) grow(cxt, NULL, 0, sizeof(uint64) * (b->cap + 1));
-		b->dcap = (uint64) (rows * Min(Max(width, 8), 64));
-		b->data = (char *) grow(cxt, NULL, 0, b->dcap);
-		b->full = (b->off == NULL || b->data == NULL);
-		if (b->off)
-			b->off[0] = 0;
-	}
-	else
-	{
-		b->vals = (int64 *) grow(cxt, NULL, 0, sizeof(int64) * b->cap);
-		b->full = (b->vals == NULL);
-	}
-}
-
-/* The keys no longer fit: collecting stops, the caller falls back. */
-static bool
-keybuf_full(PgGpuKeyBuf *b)
-{
-	b->full = true;
-	return false;
-}
-
-bool
-PgGpuKeyBufAdd(PgGpuKeyBuf *b, Datum d, bool isnull)
-{
-	uint64		limit = b->limit;
-
-	if (b->full)
-		return false;
-	b->nonempty = true;
-	if (isnull)
-	{
-		b->has_null = true;
-		return true;
-	}
-	if (b->n == b->cap)
-	{
-		void	   *p;
-
-		if (keybuf_bytes(b) * 2 > limit)
-			return keybuf_full(b);
-		if (b->text)
-			p = grow(b->cxt, b->off, sizeof(uint64) * (b->n + 1), sizeof(uint64) * (2 * b->cap + 1));
-		else
-			p = grow(b->cxt, b->vals, sizeof(int64) * b->n, sizeof(int64) * 2 * b->cap);
-		if (p == NULL)
-			return keybuf_full(b);
-		if (b->text)
-			b->off = (uint64 *) p;
-		else
-			b->vals = (int64 *) p;
-		b->cap *= 2;
-	}
-	if (!b->text)
-	{
-		uint64		bits;
-
-		if (!PgGpuDatumWord(d, b->valtype, &bits))
-			elog(ERROR, "pg_gpu: key set value of an unexpected type");
-		b->vals[b->n++] = (int64) bits;
-		return true;
-	}
-
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-	struct varlena *plain = pg_detoast_datum_packed(v);
-	uint64		len = VARSIZE_ANY_EXHDR(plain);
-
-	if (b->dlen + len > b->dcap)
-	{
-		uint64		cap = b->dcap;
-		char	   *p;
-
-		while (b->dlen + len > cap)
-			cap *= 2;
-		if (keybuf_bytes(b) + (cap - b->dcap) > limit ||
-			(p = (char *) grow(b->cxt, b->data, b->dlen, cap)) == NULL)
-		{
-			if (plain != v)
-				pfree(plain);
-			return keybuf_full(b);
-		}
-		b->data = p;
-		b->dcap = cap;
-	}
-	memcpy(b->data + b->dlen, VARDATA_ANY(plain), len);
-	b->dlen += len;
-	b->off[++b->n] = b->dlen;
-	if (plain != v)
-		pfree(plain);
-	return true;
+#include "expr/expr_compile.h"
+#include "expr/keybuf.h"
+#include "nodes/keysets.h"
+#include "dict/dict.h"
 }
 
 /* A constant array's elements. */
@@ -174,6 +55,29 @@ collect_array(PgGpuKeyBuf *b, Const *arr)
 		;
 }
 
+TupleTableSlot *
+PgGpuPullKey(PlanState *ps, int resno, ExprState *key, ExprContext *econtext, Datum *d,
+			 bool *isnull)
+{
+	TupleTableSlot *slot;
+
+	CHECK_FOR_INTERRUPTS();
+	slot = ExecProcNode(ps);
+	if (TupIsNull(slot))
+		return NULL;
+	*d = (Datum) 0;
+	*isnull = true;
+	if (key != NULL)
+	{
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		*d = ExecEvalExprSwitchContext(key, econtext, isnull);
+	}
+	else if (resno > 0)
+		*d = slot_getattr(slot, resno, isnull);
+	return slot;
+}
+
 /*
  * Every row of a child plan: its column resno; with sets, also a copy of each
  * row whose key is not NULL (sets->rows), within the keys' memory limit.
@@ -190,11 +94,8 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 		bool		isnull;
 		Datum		d;
 
-		CHECK_FOR_INTERRUPTS();
-		slot = ExecProcNode(ps);
-		if (TupIsNull(slot))
+		if ((slot = PgGpuPullKey(ps, resno, NULL, NULL, &d, &isnull)) == NULL)
 			break;
-		d = slot_getattr(slot, resno, &isnull);
 		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
 		if (sets == NULL || isnull)
@@ -212,7 +113,7 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 		sets->rows[sets->nrows] = ExecCopySlotMinimalTuple(slot);
 		MemoryContextSwitchTo(old);
 		bytes += GetMemoryChunkSpace(sets->rows[sets->nrows++]) + sizeof(MinimalTuple);
-		if (bytes + keybuf_bytes(b) > b->limit)
+		if (bytes + PgGpuKeyBufBytes(b) > b->limit)
 		{
 			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
 			break;
@@ -314,15 +215,15 @@ collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col
 
 /*
  * A CHILD or SUBPLAN source whose keys come from one table the GPU can scan
- * (its collect task at position at): collect them from its pages.  False when
- * the GPU could not (noted; the child plan or subplan then runs instead).
+ * (its collect task src->task): collect them from its pages.  False when the
+ * GPU could not (noted; the child plan or subplan then runs instead).
  */
 static bool
-collect_on_gpu(List *src, int at, EState *estate, PgGpuNode node, int settype,
+collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int settype,
 			   PgGpuCollected *col)
 {
-	Const	   *tc = (Const *) list_nth(src, at);
-	Oid			relid = (Oid) intVal(list_nth(src, at + 1));
+	Const	   *tc = src->task;
+	Oid			relid = src->relid;
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(tc->constvalue));
 	PgGpuFallback reason;
 	char		msg[256];
@@ -370,8 +271,8 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 	memset(sets->collect_pages, 0, sizeof(sets->collect_pages));
 	foreach(lc, sources)
 	{
-		List	   *src = (List *) lfirst(lc);
-		int			kind = intVal(linitial(src));
+		PgGpuSetSource src;
+		int			kind;
 		bool		unique = false;
 		bool		keep_rows = false;
 		PgGpuKeyBuf b;
@@ -381,35 +282,35 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		instr_time	t0c;
 
 		INSTR_TIME_SET_CURRENT(t0c);
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		kind = src.kind;
+		if (kind == PG_GPU_SET_CHILD)
+		{
+			unique = src.unique->ival == 1;
+			keep_rows = src.unique->ival == 2;
+		}
 		if (kind == PG_GPU_SET_DICT)
 		{
 			/* a dictionary: built already, pinned while this task probes it */
 			sets->n = i + 1;
-			if (!PgGpuDictPin(strVal(lsecond(src)), task->emulate, ref, &sets->keys[i],
+			if (!PgGpuDictPin(src.dict, task->emulate, ref, &sets->keys[i],
 							  &sets->distinct[i], reason, msg, msglen))
 			{
 				ok = false;
 				break;
 			}
-			strlcpy(sets->dict[i], strVal(lsecond(src)), NAMEDATALEN);
+			strlcpy(sets->dict[i], src.dict, NAMEDATALEN);
 			sets->nbuilt = i + 1;
 			i++;
 			continue;
 		}
-		if (kind == PG_GPU_SET_ARRAY)
+		/*
+		 * A child plan's or subplan's table read on the GPU: the plan itself
+		 * never runs.
+		 */
+		if (src.task != NULL && collect_on_gpu(&src, estate, node, ref->type, &col))
 		{
-			Const	   *arr = (Const *) lsecond(src);
-			ArrayType  *a = DatumGetArrayTypeP(arr->constvalue);
-
-			PgGpuKeyBufInit(&b, intVal(lthird(src)), ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32,
-							limit, cxt);
-			collect_array(&b, arr);
-		}
-		else if (kind == PG_GPU_SET_SUBPLAN && list_length(src) > PG_GPU_SUBPLAN_TASK &&
-				 collect_on_gpu(src, PG_GPU_SUBPLAN_TASK, estate, node, ref->type, &col))
-		{
-			/* the subplan's table read on the GPU: the subplan itself never runs */
-			if (!collected_ready(sets, i, ref, &col, false, t0c, reason, msg, msglen))
+			if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
 			{
 				ok = false;
 				break;
@@ -417,9 +318,18 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			i++;
 			continue;
 		}
+		if (kind == PG_GPU_SET_ARRAY)
+		{
+			Const	   *arr = src.array;
+			ArrayType  *a = DatumGetArrayTypeP(arr->constvalue);
+
+			PgGpuKeyBufInit(&b, src.valtype, ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)), 32,
+							limit, cxt);
+			collect_array(&b, arr);
+		}
 		else if (kind == PG_GPU_SET_SUBPLAN)
 		{
-			int			id = intVal(lsecond(src));
+			int			id = src.plan_id;
 			PlanState  *sub = (id >= 1 && id <= list_length(estate->es_subplanstates))
 				? (PlanState *) list_nth(estate->es_subplanstates, id - 1) : NULL;
 			Bitmapset  *changed;
@@ -441,7 +351,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			 * for still valid.
 			 */
 			ExecReScan(sub);
-			PgGpuKeyBufInit(&b, intVal(lthird(src)), sub->plan->plan_rows, sub->plan->plan_width,
+			PgGpuKeyBufInit(&b, src.valtype, sub->plan->plan_rows, sub->plan->plan_width,
 							limit, cxt);
 			collect_child(&b, sub, 1, NULL);
 			sub->chgParam = bms_join(sub->chgParam, changed);
@@ -449,27 +359,14 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		}
 		else
 		{
-			PlanState  *child = (PlanState *) list_nth(children, intVal(lsecond(src)));
+			PlanState  *child = (PlanState *) list_nth(children, src.child);
 
-			unique = intVal(list_nth(src, 4)) == 1;
-			keep_rows = intVal(list_nth(src, 4)) == 2;
-			if (list_length(src) > PG_GPU_CHILD_TASK &&
-				collect_on_gpu(src, PG_GPU_CHILD_TASK, estate, node, ref->type, &col))
-			{
-				if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
-				{
-					ok = false;
-					break;
-				}
-				i++;
-				continue;
-			}
-			PgGpuKeyBufInit(&b, intVal(lfourth(src)), child->plan->plan_rows,
+			PgGpuKeyBufInit(&b, src.valtype, child->plan->plan_rows,
 							child->plan->plan_width, limit, cxt);
 			if (keep_rows)
 				sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
 													   ALLOCSET_DEFAULT_SIZES);
-			collect_child(&b, child, intVal(lthird(src)), keep_rows ? sets : NULL);
+			collect_child(&b, child, src.resno, keep_rows ? sets : NULL);
 			sets->collect_ms += ms_since(t0c);
 		}
 		if (b.full)
@@ -518,20 +415,19 @@ PgGpuSetsParallelSafe(List *sources, List *children, EState *estate)
 
 	foreach(lc, sources)
 	{
-		List	   *src = (List *) lfirst(lc);
-		int			kind = intVal(linitial(src));
-		int			at = kind == PG_GPU_SET_CHILD ? PG_GPU_CHILD_TASK : PG_GPU_SUBPLAN_TASK;
+		PgGpuSetSource src;
 		Plan	   *plan;
 
-		if (kind == PG_GPU_SET_ARRAY || kind == PG_GPU_SET_DICT)
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (src.kind == PG_GPU_SET_ARRAY || src.kind == PG_GPU_SET_DICT)
 			continue;
-		if (list_length(src) <= at)
+		if (src.task == NULL)
 			return false;		/* no collect task: the plan runs */
-		if (kind == PG_GPU_SET_CHILD)
-			plan = ((PlanState *) list_nth(children, intVal(lsecond(src))))->plan;
+		if (src.kind == PG_GPU_SET_CHILD)
+			plan = ((PlanState *) list_nth(children, src.child))->plan;
 		else
 		{
-			int			id = intVal(lsecond(src));
+			int			id = src.plan_id;
 			List	   *subplans = estate->es_plannedstmt->subplans;
 
 			if (id < 1 || id > list_length(subplans))
@@ -575,18 +471,19 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 
 	foreach(lc, sources)
 	{
-		List	   *src = (List *) lfirst(lc);
+		PgGpuSetSource src;
 		StringInfoData buf;
 
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
 		initStringInfo(&buf);
-		if (intVal(linitial(src)) == PG_GPU_SET_ARRAY)
+		if (src.kind == PG_GPU_SET_ARRAY)
 			appendStringInfoString(&buf, "IN list");
-		else if (intVal(linitial(src)) == PG_GPU_SET_SUBPLAN)
-			appendStringInfo(&buf, "IN (SubPlan %d)", intVal(lsecond(src)));
-		else if (intVal(linitial(src)) == PG_GPU_SET_DICT)
-			appendStringInfo(&buf, "dictionary %s", quote_identifier(strVal(lsecond(src))));
+		else if (src.kind == PG_GPU_SET_SUBPLAN)
+			appendStringInfo(&buf, "IN (SubPlan %d)", src.plan_id);
+		else if (src.kind == PG_GPU_SET_DICT)
+			appendStringInfo(&buf, "dictionary %s", quote_identifier(src.dict));
 		else
-			appendStringInfoString(&buf, strVal(list_nth(src, 5)));
+			appendStringInfoString(&buf, strVal(src.label));
 		if (analyze && i < sets->nbuilt)
 		{
 			appendStringInfo(&buf, " (%lld keys, %lld distinct", (long long) sets->keys[i],

@@ -1,5 +1,5 @@
 /*
- * exec_sort_slot.cpp — GpuSort over any child plan (the slot path).
+ * gpusort_exec_slot.cpp — GpuSort over any child plan (the slot path).
  *
  * When the rows to sort do not come straight from one table's pages (a join, a
  * subquery, a partitioned table), GpuSort pulls them from its child plan one slot
@@ -34,59 +34,15 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
-#include "gpuagg.h"
-#include "expr_compile.h"
+#include "nodes/gpusort.h"
+#include "expr/expr_compile.h"
 }
 
-#include "exec_scroll.h"
+#include "nodes/gpusort_scroll.h"
 #include "guard.h"
 
 /* rows ahead whose tuples emission prefetches */
 static const uint64 kPrefetch = 8;
-
-typedef struct GpuSortSlotState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	pg_gpu_agg_task task;
-	int			nkeys;
-	AttrNumber	attno[PG_GPU_MAX_KEYS];
-	Oid			sortop[PG_GPU_MAX_KEYS];
-	Oid			coll[PG_GPU_MAX_KEYS];
-	bool		nulls_first[PG_GPU_MAX_KEYS];
-
-	/* the rows kept for the GPU sort */
-	MemoryContext rows_cxt;
-	MemoryContext key_cxt;		/* a row's detoasted key values */
-	MinimalTuple *rows;
-	MinimalTuple *sorted;		/* rows in order (the first norder) */
-	int64		nrows;
-	int64		cap;
-	uint64		row_bytes;
-	pg_gpu_keysort *ks;
-	uint64_t	norder;
-	uint64_t	pos;
-	uint64_t	rows_sorted;	/* for EXPLAIN */
-
-	/* the fallback */
-	Tuplesortstate *ts;
-
-	/* execution */
-	bool		loaded;
-	PgGpuScroll scroll;			/* rows kept for a scrollable cursor */
-	bool		gpu_ran;
-	bool		fallback;
-	PgGpuFallback fb_reason;
-	char		fb_msg[256];
-	MemoryContextCallback cleanup;
-
-	/* instrumentation */
-	double		gpu_ms;
-	uint64_t	bytes_h2d;
-	instr_time	t_input;		/* pulling rows, keeping them, encoding keys */
-	instr_time	t_sort;			/* the engine's sort, round trip */
-} GpuSortSlotState;
 
 static void BeginGpuSortSlot(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuSortSlot(CustomScanState *node);
@@ -175,8 +131,8 @@ static void
 BeginGpuSortSlotImpl(GpuSortSlotState *s, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
-	List	   *priv = cscan->custom_private;
-	Const	   *task = (Const *) list_nth(priv, GPUSORT_SLOT_TASK);
+	GpuSortSlotPrivate priv;
+	Const	   *task;
 	TupleDesc	desc = s->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	ListCell   *a,
 			   *o,
@@ -184,12 +140,11 @@ BeginGpuSortSlotImpl(GpuSortSlotState *s, EState *estate, int eflags)
 			   *n;
 	int			k = 0;
 
+	GpuSortSlotPrivateRead(cscan->custom_private, &priv);
+	task = priv.task;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
 	memcpy(&s->task, VARDATA_ANY(DatumGetPointer(task->constvalue)), sizeof(pg_gpu_agg_task));
-	forfour(a, (List *) list_nth(priv, GPUSORT_SLOT_ATTNOS),
-			o, (List *) list_nth(priv, GPUSORT_SLOT_SORTOPS),
-			c, (List *) list_nth(priv, GPUSORT_SLOT_COLLATIONS),
-			n, (List *) list_nth(priv, GPUSORT_SLOT_NULLS_FIRST))
+	forfour(a, priv.attnos, o, priv.sortops, c, priv.collations, n, priv.nulls_first)
 	{
 		s->attno[k] = (AttrNumber) lfirst_int(a);
 		s->sortop[k] = lfirst_oid(o);
@@ -435,19 +390,22 @@ ExecGpuSortSlot(CustomScanState *node)
 }
 
 static void
-EndGpuSortSlot(CustomScanState *node)
+EndGpuSortSlotImpl(GpuSortSlotState *s)
 {
-	GpuSortSlotState *s = (GpuSortSlotState *) node;
-
 	release_all(s);
 	PgGpuScrollEnd(&s->scroll);
 	ExecEndNode(child_of(s));
 }
 
 static void
-ReScanGpuSortSlot(CustomScanState *node)
+EndGpuSortSlot(CustomScanState *node)
 {
-	GpuSortSlotState *s = (GpuSortSlotState *) node;
+	PG_GPU_GUARD(EndGpuSortSlotImpl((GpuSortSlotState *) node));
+}
+
+static void
+ReScanGpuSortSlotImpl(GpuSortSlotState *s)
+{
 	PlanState  *child = child_of(s);
 
 	ExecClearTuple(s->css.ss.ss_ScanTupleSlot);
@@ -461,6 +419,12 @@ ReScanGpuSortSlot(CustomScanState *node)
 		UpdateChangedParamSet(child, s->css.ss.ps.chgParam);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
+}
+
+static void
+ReScanGpuSortSlot(CustomScanState *node)
+{
+	PG_GPU_GUARD(ReScanGpuSortSlotImpl((GpuSortSlotState *) node));
 }
 
 static void

@@ -27,7 +27,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
-#include "agg_catalog.h"
+#include "aggs/agg_catalog.h"
 }
 
 #include "guard.h"
@@ -76,19 +76,8 @@ agg_context(FunctionCallInfo fcinfo, const char *fn)
 	return cxt;
 }
 
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_collect);
-PG_FUNCTION_INFO_V1(pg_gpu_collect_combine);
-PG_FUNCTION_INFO_V1(pg_gpu_collect_serialize);
-PG_FUNCTION_INFO_V1(pg_gpu_collect_deserialize);
-PGDLLEXPORT Datum pg_gpu_collect(PG_FUNCTION_ARGS);
-PGDLLEXPORT Datum pg_gpu_collect_combine(PG_FUNCTION_ARGS);
-PGDLLEXPORT Datum pg_gpu_collect_serialize(PG_FUNCTION_ARGS);
-PGDLLEXPORT Datum pg_gpu_collect_deserialize(PG_FUNCTION_ARGS);
-}
-
-Datum
-pg_gpu_collect(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_collect_impl(FunctionCallInfo fcinfo)
 {
 	MemoryContext cxt = agg_context(fcinfo, "pg_gpu_collect");
 	GpuCollect *c;
@@ -134,8 +123,8 @@ pg_gpu_collect(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(c);
 }
 
-Datum
-pg_gpu_collect_combine(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_collect_combine_impl(FunctionCallInfo fcinfo)
 {
 	MemoryContext cxt = agg_context(fcinfo, "pg_gpu_collect_combine");
 	GpuCollect *a = PG_ARGISNULL(0) ? NULL : (GpuCollect *) PG_GETARG_POINTER(0);
@@ -155,8 +144,8 @@ pg_gpu_collect_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(a);
 }
 
-Datum
-pg_gpu_collect_serialize(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_collect_serialize_impl(FunctionCallInfo fcinfo)
 {
 	GpuCollect *c = (GpuCollect *) PG_GETARG_POINTER(0);
 	Size		payload = (Size) c->n * c->elsize;
@@ -170,8 +159,8 @@ pg_gpu_collect_serialize(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(out);
 }
 
-Datum
-pg_gpu_collect_deserialize(PG_FUNCTION_ARGS)
+static Datum
+pg_gpu_collect_deserialize_impl(FunctionCallInfo fcinfo)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 	int32		coltype;
@@ -353,9 +342,14 @@ gpu_final(FunctionCallInfo fcinfo, int kind)
 	return d;
 }
 
+PG_GPU_SQL_FN(pg_gpu_collect)
+PG_GPU_SQL_FN(pg_gpu_collect_combine)
+PG_GPU_SQL_FN(pg_gpu_collect_serialize)
+PG_GPU_SQL_FN(pg_gpu_collect_deserialize)
+
 #define FINAL(name, kind) \
-	extern "C" { PG_FUNCTION_INFO_V1(name); PGDLLEXPORT Datum name(PG_FUNCTION_ARGS); } \
-	Datum name(PG_FUNCTION_ARGS) { return gpu_final(fcinfo, kind); }
+	static Datum name##_impl(FunctionCallInfo fcinfo) { return gpu_final(fcinfo, kind); } \
+	PG_GPU_SQL_FN(name)
 
 FINAL(pg_gpu_final_min, K_MIN)
 FINAL(pg_gpu_final_max, K_MAX)

@@ -30,8 +30,8 @@ extern "C" {
 #include "utils/fmgroids.h"
 
 #include "pg_gpu.h"
-#include "agg_catalog.h"
-#include "expr_compile.h"
+#include "aggs/agg_catalog.h"
+#include "expr/expr_compile.h"
 }
 
 typedef struct AggEntry

@@ -42,15 +42,4 @@ void		PgGpuPinWorkersFinish(PgGpuPinCtx *ctx);
 /* Tell the workers to unpin and stop (the leader is giving up), then finish. */
 void		PgGpuPinWorkersAbort(PgGpuPinCtx *ctx);
 
-/*
- * Line pointers and, unless all-visible, visibility bitmap of a locked page;
- * *stable: the bitmap (if any) holds for every snapshot.
- */
-OffsetNumber PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-							  uint32 *bits, bool *has_bits, bool *stable);
-
-/* Visibility bitmap of one locked page for a snapshot (exec_agg.cpp). */
-void		PgGpuPageVisibility(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
-								OffsetNumber nlp, uint32 *bits);
-
 #endif							/* PG_GPU_PIN_WORKERS_H */

@@ -29,6 +29,8 @@ extern "C" {
 #include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "commands/defrem.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -43,9 +45,7 @@ extern "C" {
 #include "utils/syscache.h"
 
 #include "pg_gpu.h"
-#include "expr_compile.h"
-#include "dict.h"
-#include "planner_join.h"
+#include "expr/expr_compile.h"
 
 /*
  * From utils/pg_locale.h, which cannot be included where PostgreSQL was built with
@@ -471,9 +471,14 @@ compile_in(PgGpuCompiler *c, ScalarArrayOpExpr *sa, int *type)
 	if (nelems > PG_GPU_IN_LINEAR_MAX && PgGpuSetType(cmptype) != 0)
 	{
 		/* a long list: a key set, one probe per row */
-		int			set = PgGpuAddSet(c, PgGpuSetType(cmptype), list_make3(makeInteger(PG_GPU_SET_ARRAY),
-												   copyObject(arr),
-												   makeInteger(PgGpuValueType(elemtype))));
+		PgGpuSetSource src;
+		int			set;
+
+		memset(&src, 0, sizeof(src));
+		src.kind = PG_GPU_SET_ARRAY;
+		src.array = (Const *) copyObject(arr);
+		src.valtype = PgGpuValueType(elemtype);
+		set = PgGpuAddSet(c, PgGpuSetType(cmptype), PgGpuSetSourceBuild(&src));
 
 		if (set < 0 || !emit(c, PG_GPU_OP_IN_SET, cmptype, set, 0, 0))
 			return false;
@@ -533,6 +538,58 @@ compile_bool(PgGpuCompiler *c, BoolExpr *b, int *type)
 	return true;
 }
 
+/* Which dictionary function funcid is, if any. */
+typedef enum PgGpuDictFn
+{
+	PG_GPU_DICT_FN_NONE = 0,
+	PG_GPU_DICT_FN_CONTAINS,	/* pg_gpu_dict_contains(name, key) → boolean */
+	PG_GPU_DICT_FN_LOOKUP		/* pg_gpu_dict_lookup(name, key) → bigint */
+} PgGpuDictFn;
+
+
+/* Which dictionary function funcid is: this library's, by its C symbol. */
+static PgGpuDictFn
+dict_function(Oid funcid)
+{
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Datum		d;
+	bool		isnull;
+	char	   *src = NULL,
+			   *bin = NULL;
+	const char *base;
+	PgGpuDictFn fn = PG_GPU_DICT_FN_NONE;
+
+	if (funcid < FirstNormalObjectId)
+		return fn;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return fn;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	/* ours, not a namesake: this library's C symbol, (text, text) */
+	if (proc->prolang == ClanguageId && proc->pronargs == 2 &&
+		proc->proargtypes.values[0] == TEXTOID && proc->proargtypes.values[1] == TEXTOID)
+	{
+		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		if (!isnull)
+			src = TextDatumGetCString(d);
+		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+		if (!isnull)
+			bin = TextDatumGetCString(d);
+		base = bin ? strrchr(bin, '/') : NULL;
+		base = base ? base + 1 : bin;
+		if (src && base && (strcmp(base, "pg_gpu") == 0 || strcmp(base, "pg_gpu.so") == 0))
+		{
+			if (strcmp(src, "pg_gpu_dict_contains") == 0)
+				fn = PG_GPU_DICT_FN_CONTAINS;
+			else if (strcmp(src, "pg_gpu_dict_lookup") == 0)
+				fn = PG_GPU_DICT_FN_LOOKUP;
+		}
+	}
+	ReleaseSysCache(tup);
+	return fn;
+}
+
 /*
  * pg_gpu_dict_contains / _lookup(name, key) with a constant name: a probe of the
  * dictionary, one key set however often the query names it.
@@ -556,16 +613,23 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 		return false;
 	foreach(lc, c->set_sources)
 	{
-		List	   *src = (List *) lfirst(lc);
+		PgGpuSetSource src;
 
-		if (intVal(linitial(src)) == PG_GPU_SET_DICT && strcmp(strVal(lsecond(src)), name) == 0)
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (src.kind == PG_GPU_SET_DICT && strcmp(src.dict, name) == 0)
 			set = i;
 		i++;
 	}
-	if (set < 0 &&
-		(set = PgGpuAddSet(c, PG_GPU_TEXT, list_make2(makeInteger(PG_GPU_SET_DICT),
-													  makeString(name)))) < 0)
-		return false;
+	if (set < 0)
+	{
+		PgGpuSetSource src;
+
+		memset(&src, 0, sizeof(src));
+		src.kind = PG_GPU_SET_DICT;
+		src.dict = name;
+		if ((set = PgGpuAddSet(c, PG_GPU_TEXT, PgGpuSetSourceBuild(&src))) < 0)
+			return false;
+	}
 	if (!compile(c, (Expr *) lsecond(f->args), &t) || t != PG_GPU_TEXT)
 		return false;
 	*type = fn == PG_GPU_DICT_FN_CONTAINS ? PG_GPU_BOOL : PG_GPU_INT8;
@@ -576,10 +640,10 @@ compile_dict(PgGpuCompiler *c, FuncExpr *f, PgGpuDictFn fn, int *type)
 /*
  * When the subplan is a plain scan of one table (a Seq Scan whose filter and
  * first output column the GPU computes): its table's pages can give the keys,
- * as a join's build table's do.  The collect task and the table, or NIL.
+ * as a join's build table's do.  The collect task and the table into src, if so.
  */
-static List *
-subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
+static void
+subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype, PgGpuSetSource *src)
 {
 	PlannerInfo *subroot;
 	Plan	   *plan;
@@ -588,20 +652,25 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype)
 	Oid			relid;
 	double		cost;
 
-	if (c->root == NULL || sp->plan_id < 1 || sp->plan_id > list_length(c->root->glob->subplans))
-		return NIL;
+	if (c->root == NULL || c->collect_task == NULL || sp->plan_id < 1 ||
+		sp->plan_id > list_length(c->root->glob->subplans))
+		return;
 	plan = (Plan *) list_nth(c->root->glob->subplans, sp->plan_id - 1);
 	subroot = (PlannerInfo *) list_nth(c->root->glob->subroots, sp->plan_id - 1);
 	if (plan == NULL || subroot == NULL || !IsA(plan, SeqScan) || plan->lefttree != NULL ||
 		plan->initPlan != NIL || plan->targetlist == NIL)
-		return NIL;
+		return;
 	scanrelid = ((Scan *) plan)->scanrelid;
 	if (scanrelid < 1 || (int) scanrelid >= subroot->simple_rel_array_size)
-		return NIL;
-	task = PgGpuCollectTask(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
-							linitial_node(TargetEntry, plan->targetlist)->expr, settype,
-							plan->total_cost, plan->plan_rows, &cost, &relid);
-	return task ? list_make2(task, makeInteger((int) relid)) : NIL;
+		return;
+	task = c->collect_task(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
+						   linitial_node(TargetEntry, plan->targetlist)->expr, settype,
+						   plan->total_cost, plan->plan_rows, &cost, &relid);
+	if (task != NULL)
+	{
+		src->task = task;
+		src->relid = relid;
+	}
 }
 
 /*
@@ -616,6 +685,7 @@ compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 	OpExpr	   *op;
 	Node	   *right;
 	Param	   *p;
+	PgGpuSetSource src;
 	int			keytype,
 				valtype,
 				set,
@@ -639,10 +709,12 @@ compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 		(keytype = PgGpuSetKeyType(op->opno, exprType((Node *) linitial(op->args)),
 								   exprType((Node *) lsecond(op->args)), op->inputcollid)) == 0)
 		return false;
-	set = PgGpuAddSet(c, PgGpuSetType(keytype),
-					  list_concat(list_make3(makeInteger(PG_GPU_SET_SUBPLAN),
-											 makeInteger(sp->plan_id), makeInteger(valtype)),
-								  subplan_collect(c, sp, PgGpuSetType(keytype))));
+	memset(&src, 0, sizeof(src));
+	src.kind = PG_GPU_SET_SUBPLAN;
+	src.plan_id = sp->plan_id;
+	src.valtype = valtype;
+	subplan_collect(c, sp, PgGpuSetType(keytype), &src);
+	set = PgGpuAddSet(c, PgGpuSetType(keytype), PgGpuSetSourceBuild(&src));
 	if (set < 0 || !compile(c, (Expr *) linitial(op->args), &t))
 		return false;
 	*type = PG_GPU_BOOL;
@@ -743,7 +815,7 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			{
 				FuncExpr   *f = (FuncExpr *) e;
 				int			rt = PgGpuValueType(f->funcresulttype);
-				PgGpuDictFn dfn = PgGpuDictFunction(f->funcid);
+				PgGpuDictFn dfn = dict_function(f->funcid);
 
 				if (dfn != PG_GPU_DICT_FN_NONE)
 					return compile_dict(c, f, dfn, type);

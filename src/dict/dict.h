@@ -7,16 +7,6 @@
 
 #include "pg_gpu_engine.h"
 
-/* Which dictionary function funcid is, if any. */
-typedef enum PgGpuDictFn
-{
-	PG_GPU_DICT_FN_NONE = 0,
-	PG_GPU_DICT_FN_CONTAINS,	/* pg_gpu_dict_contains(name, key) → boolean */
-	PG_GPU_DICT_FN_LOOKUP		/* pg_gpu_dict_lookup(name, key) → bigint */
-} PgGpuDictFn;
-
-PgGpuDictFn PgGpuDictFunction(Oid funcid);
-
 /*
  * Point ref at dictionary name for a task (emulated or not) and pin it until
  * PgGpuDictUnpin (or the end of the transaction); *keys and *distinct get its

@@ -40,7 +40,8 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_layout.h"
-#include "pin_workers.h"
+#include "scan/heap_page.h"
+#include "scan/pin_workers.h"
 
 PGDLLEXPORT void PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc);
 }

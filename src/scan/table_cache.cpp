@@ -57,16 +57,12 @@ extern "C" {
 #include "utils/snapmgr.h"
 
 #include "pg_gpu.h"
+#include "scan/table_cache.h"
 }
 
 #include <algorithm>
 
-#include "table_cache.h"
 #include "guard.h"
-
-extern "C" {
-PG_FUNCTION_INFO_V1(pg_gpu_table_cache);
-}
 
 /* heap blocks one VM page covers (visibilitymap.c's layout) */
 #define TC_VM_BLOCKS ((BlockNumber) ((BLCKSZ - MAXALIGN(SizeOfPageHeaderData)) * 4))

@@ -1,0 +1,242 @@
+/*
+ * expr_compile.h — PostgreSQL expression trees to the engine's bytecode.
+ */
+#ifndef PG_GPU_EXPR_COMPILE_H
+#define PG_GPU_EXPR_COMPILE_H
+
+#include "nodes/makefuncs.h"
+#include "nodes/pg_list.h"
+#include "nodes/value.h"
+
+#include "pg_gpu_engine.h"
+
+/*
+ * The planner's builder of a collect task over one table's pages
+ * (planner/planner.h's PgGpuCollectTask), passed in so that compiling needs no
+ * planner file.
+ */
+typedef Const *(*PgGpuCollectTaskFn) (struct PlannerInfo *root, struct RelOptInfo *rel,
+									  List *quals, Expr *key, int settype, double plan_cost,
+									  double plan_rows, double *cost, Oid *relid);
+
+/*
+ * Compiles programs into one task.  While compiling, OP_COL instructions name
+ * attribute indexes; PgGpuFinishPrograms turns them into indexes of task->cols
+ * (sorted by attribute), which it fills.
+ */
+typedef struct PgGpuCompiler
+{
+	pg_gpu_agg_task *task;
+	Index		relid;			/* the scanned relation's range-table index */
+	int			depth;
+	int			maxdepth;
+	int			nconst;			/* constants used so far */
+	int			nstr;			/* bytes of task->strpool used */
+	int			natt;			/* attributes referenced so far */
+	int16		att[PG_GPU_MAX_COLS];
+	uint8		atttype[PG_GPU_MAX_COLS];
+	List	   *set_sources;	/* where each of task->sets comes from (below) */
+	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
+	struct PlannerInfo *root;	/* the query's, when planning (NULL: no
+								 * subplan's keys collected on the GPU) */
+	PgGpuCollectTaskFn collect_task;	/* with root: the planner's collect
+										 * task builder (PgGpuCollectTask) */
+} PgGpuCompiler;
+
+/*
+ * Key sets (task->sets) are filled in at run time from one of these sources, each
+ * a List (a node's custom_private holds them), built and read only through
+ * PgGpuSetSourceBuild/Read below:
+ *   ARRAY:  a Const array, the value type of its elements
+ *   CHILD:  index in custom_plans, resno of the key in the child's output, value
+ *           type, Integer unique (1: keys must be unique, 2: keep the child's rows
+ *           too, for a GpuHashJoin that outputs them), label for EXPLAIN[, a
+ *           collect task (pg_gpu_engine.h) over the build table's pages, that
+ *           table's OID]; with the task, the GPU collects the keys and the child
+ *           runs only if it cannot
+ *   DICT:   the name of a dictionary (dict.h)
+ *   SUBPLAN: plan_id of an uncorrelated x IN (SELECT ...) subplan, value type[, a
+ *           collect task and table OID: when the subplan is a scan of one table,
+ *           as for CHILD]
+ */
+typedef enum PgGpuSetKind
+{
+	PG_GPU_SET_ARRAY = 1,
+	PG_GPU_SET_CHILD,
+	PG_GPU_SET_DICT,
+	PG_GPU_SET_SUBPLAN
+} PgGpuSetKind;
+
+/* The places in a source's List (after the kind, each kind its own). */
+typedef enum PgGpuSetSourceIndex
+{
+	PG_GPU_SRC_KIND = 0,		/* Integer: PgGpuSetKind */
+	PG_GPU_SRC_ARRAY_CONST = 1,
+	PG_GPU_SRC_ARRAY_VALTYPE,
+	PG_GPU_SRC_CHILD_INDEX = 1,
+	PG_GPU_SRC_CHILD_RESNO,
+	PG_GPU_SRC_CHILD_VALTYPE,
+	PG_GPU_SRC_CHILD_UNIQUE,
+	PG_GPU_SRC_CHILD_LABEL,
+	PG_GPU_SRC_CHILD_TASK,		/* optional, with the next */
+	PG_GPU_SRC_CHILD_RELID,
+	PG_GPU_SRC_DICT_NAME = 1,
+	PG_GPU_SRC_SUBPLAN_ID = 1,
+	PG_GPU_SRC_SUBPLAN_VALTYPE,
+	PG_GPU_SRC_SUBPLAN_TASK,	/* optional, with the next */
+	PG_GPU_SRC_SUBPLAN_RELID
+} PgGpuSetSourceIndex;
+
+/* A key set's source, as its List says it (the fields of its kind). */
+typedef struct PgGpuSetSource
+{
+	int			kind;			/* PgGpuSetKind */
+	Const	   *array;			/* ARRAY */
+	int			valtype;		/* ARRAY, CHILD, SUBPLAN: the keys' value type */
+	int			child;			/* CHILD: index in custom_plans */
+	int			resno;			/* CHILD: the key's column in the child's row */
+	Integer    *unique;			/* CHILD: 1 unique keys, 2 rows kept (the
+								 * planner may set it after adding the source) */
+	String	   *label;			/* CHILD: for EXPLAIN */
+	const char *dict;			/* DICT */
+	int			plan_id;		/* SUBPLAN */
+	Const	   *task;			/* CHILD, SUBPLAN: a collect task, or NULL */
+	Oid			relid;			/* ... over this table */
+} PgGpuSetSource;
+
+static inline List *
+PgGpuSetSourceBuild(const PgGpuSetSource *s)
+{
+	List	   *l = list_make1(makeInteger(s->kind));
+
+	switch (s->kind)
+	{
+		case PG_GPU_SET_ARRAY:
+			return lappend(lappend(l, s->array), makeInteger(s->valtype));
+		case PG_GPU_SET_DICT:
+			return lappend(l, makeString(pstrdup(s->dict)));
+		case PG_GPU_SET_CHILD:
+			l = lappend(l, makeInteger(s->child));
+			l = lappend(l, makeInteger(s->resno));
+			l = lappend(l, makeInteger(s->valtype));
+			l = lappend(l, s->unique);
+			l = lappend(l, s->label);
+			Assert(list_length(l) == PG_GPU_SRC_CHILD_TASK);
+			break;
+		default:
+			l = lappend(l, makeInteger(s->plan_id));
+			l = lappend(l, makeInteger(s->valtype));
+			Assert(list_length(l) == PG_GPU_SRC_SUBPLAN_TASK);
+			break;
+	}
+	if (s->task != NULL)
+		l = lappend(lappend(l, s->task), makeInteger((int) s->relid));
+	return l;
+}
+
+static inline void
+PgGpuSetSourceRead(List *l, PgGpuSetSource *s)
+{
+	int			at = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->kind = intVal(list_nth(l, PG_GPU_SRC_KIND));
+	switch (s->kind)
+	{
+		case PG_GPU_SET_ARRAY:
+			s->array = (Const *) list_nth(l, PG_GPU_SRC_ARRAY_CONST);
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_ARRAY_VALTYPE));
+			break;
+		case PG_GPU_SET_DICT:
+			s->dict = strVal(list_nth(l, PG_GPU_SRC_DICT_NAME));
+			break;
+		case PG_GPU_SET_CHILD:
+			s->child = intVal(list_nth(l, PG_GPU_SRC_CHILD_INDEX));
+			s->resno = intVal(list_nth(l, PG_GPU_SRC_CHILD_RESNO));
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_CHILD_VALTYPE));
+			s->unique = (Integer *) list_nth(l, PG_GPU_SRC_CHILD_UNIQUE);
+			s->label = (String *) list_nth(l, PG_GPU_SRC_CHILD_LABEL);
+			at = PG_GPU_SRC_CHILD_TASK;
+			break;
+		default:
+			s->plan_id = intVal(list_nth(l, PG_GPU_SRC_SUBPLAN_ID));
+			s->valtype = intVal(list_nth(l, PG_GPU_SRC_SUBPLAN_VALTYPE));
+			at = PG_GPU_SRC_SUBPLAN_TASK;
+			break;
+	}
+	if (at > 0 && list_length(l) > at)
+	{
+		s->task = (Const *) list_nth(l, at);
+		s->relid = (Oid) intVal(list_nth(l, at + 1));
+	}
+}
+
+/* An equality clause answered by a key set of its other side (a join's keys). */
+typedef struct PgGpuSetTest
+{
+	Expr	   *clause;			/* the OpExpr, matched by address */
+	Expr	   *probe;			/* its argument over the scanned table */
+	int			set;
+	int			keytype;		/* comparison type (PgGpuSetKeyType) */
+} PgGpuSetTest;
+
+/*
+ * Add a set of the engine's key-set type settype (PgGpuSetType) and its source;
+ * its index in task->sets, or -1 if the task has no room.
+ */
+int			PgGpuAddSet(PgGpuCompiler *c, int settype, List *source);
+
+/* The engine's key-set type (PG_GPU_INT8, _TEXT, _BPCHAR) for a comparison type. */
+int			PgGpuSetType(int keytype);
+
+/*
+ * Whether opno, over these argument types and collation, is an equality a key set
+ * answers exactly (integers, dates, timestamps; text types under deterministic
+ * collations); its comparison type, or 0.
+ */
+int			PgGpuSetKeyType(Oid opno, Oid lefttype, Oid righttype, Oid collid);
+
+/*
+ * A program over probe: the number of keys of set equal to it (an inner join's
+ * weight), or with ordinal 1 + the index of the first of them (NULL: none).
+ */
+bool		PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set,
+								 bool ordinal, pg_gpu_expr *out);
+
+void		PgGpuCompilerInit(PgGpuCompiler *c, pg_gpu_agg_task *task, Index relid);
+
+/* pg_gpu_coltype of values of a type the kernels compute with, else 0. */
+int			PgGpuValueType(Oid typid);
+
+/*
+ * Whether text under this collation sorts as bytes: C, POSIX, and glibc's C.UTF-8
+ * (code point order, which UTF-8 bytes keep).
+ */
+bool		PgGpuCollationIsBytewise(Oid collid);
+
+/* A GROUP BY key or equality of this text collation can compare bytes. */
+bool		PgGpuCollationIsDeterministic(Oid collid);
+
+/* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
+bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);
+
+/* A list of quals (implicit AND, evaluated as ExecQual does), or NIL. */
+bool		PgGpuCompileQuals(PgGpuCompiler *c, List *quals, pg_gpu_expr *out);
+
+/*
+ * A program reading attribute attidx as the given type, which expressions do not
+ * otherwise take: PG_GPU_ANY reads only its NULL-ness (count(x) over types the
+ * kernels do not decode), PG_GPU_NUMERIC its bytes (GpuSort keys).
+ */
+bool		PgGpuCompileColumnAs(PgGpuCompiler *c, int attidx, int type, pg_gpu_expr *out);
+
+/*
+ * A fixed-width value as the engine's 64-bit word (integers and dates as int64,
+ * floats as double bits, bool 0/1); false for other types.
+ */
+bool		PgGpuDatumWord(Datum d, int type, uint64 *bits);
+
+/* Fill task->cols and renumber column references; false if too many columns. */
+bool		PgGpuFinishPrograms(PgGpuCompiler *c);
+
+#endif							/* PG_GPU_EXPR_COMPILE_H */

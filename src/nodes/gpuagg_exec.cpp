@@ -1,0 +1,308 @@
+/*
+ * gpuagg_exec.cpp — executing GpuAgg.
+ *
+ * GpuAgg runs its task over the table's pages once, on its first row
+ * (table_node.cpp, scan/heap_reader.cpp), then hands up one scan tuple per group
+ * (or one for an ungrouped aggregate): the grouping keys and each output
+ * column's partial state, exactly what PostgreSQL's Partial Aggregate would
+ * emit (aggs/agg_catalog.cpp), or in direct mode the aggregates' final values.
+ *
+ * Any engine failure (no GPU, out of GPU memory, a page the GPU cannot decode, a
+ * CUDA error) ends the GPU attempt cleanly and the child plan — PostgreSQL's own
+ * Partial Aggregate over the table — produces the same partial states instead.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "aggs/agg_catalog.h"
+#include "nodes/gpuagg.h"
+}
+
+#include "guard.h"
+
+static Node *CreateGpuAggState(CustomScan *cscan);
+static void BeginGpuAgg(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuAgg(CustomScanState *node);
+static void EndGpuAgg(CustomScanState *node);
+static void ReScanGpuAgg(CustomScanState *node);
+static void ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es);
+
+CustomScanMethods gpuagg_scan_methods = {
+	"GpuAgg",
+	CreateGpuAggState
+};
+
+static const CustomExecMethods gpuagg_exec_methods = {
+	"GpuAgg",
+	BeginGpuAgg,
+	ExecGpuAgg,
+	EndGpuAgg,
+	ReScanGpuAgg,
+	NULL, NULL,					/* mark/restore */
+	NULL, NULL, NULL, NULL,		/* parallel */
+	NULL,						/* shutdown */
+	ExplainGpuAgg
+};
+
+static Node *
+CreateGpuAggState(CustomScan *cscan)
+{
+	Node	   *state = NULL;
+
+	PG_GPU_GUARD(state = (Node *) PgGpuTableNodeCreate(sizeof(GpuAggState),
+													   &gpuagg_exec_methods,
+													   PG_GPU_NODE_AGG, false));
+	return state;
+}
+
+static void
+BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) s->t.css.ss.ps.plan;
+	GpuAggPrivate priv;
+	ListCell   *lc;
+	int			k = 0;
+	int			i = 0;
+
+	GpuAggPrivateRead(cscan->custom_private, &priv);
+	s->nout = list_length(priv.out_state);
+	s->out_state = PgGpuIntListArray(priv.out_state);
+	s->out_coltype = PgGpuIntListArray(priv.out_coltype);
+	s->out_col = PgGpuIntListArray(priv.out_col);
+
+	PgGpuTableNodeBegin(&s->t, priv.task);
+	s->t.nkeys = s->t.task.nkeys;
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		if (k >= s->t.nkeys)
+			break;
+		s->key_typid[k++] = exprType((Node *) lfirst_node(TargetEntry, lc)->expr);
+	}
+	s->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuAgg row",
+									   ALLOCSET_SMALL_SIZES);
+	s->direct = (priv.finalfns != NIL);
+	s->finalfn = (FmgrInfo *) palloc0(sizeof(FmgrInfo) * Max(1, s->nout));
+	foreach(lc, priv.finalfns)
+	{
+		if (OidIsValid(lfirst_oid(lc)))
+			fmgr_info(lfirst_oid(lc), &s->finalfn[i]);
+		i++;
+	}
+
+	/* the fallback: PostgreSQL's own partial aggregate; then a join's build side */
+	PgGpuTableNodeBeginChildren(&s->t, estate, eflags, priv.sets);
+}
+
+static void
+BeginGpuAgg(CustomScanState *node, EState *estate, int eflags)
+{
+	PG_GPU_GUARD(BeginGpuAggImpl((GpuAggState *) node, estate, eflags));
+}
+
+/* A grouping key's word from the engine as a Datum of its type. */
+static Datum
+key_datum(Oid typid, uint64 w)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) (int64) w);
+		case INT4OID:
+		case DATEOID:
+			return Int32GetDatum((int32) (int64) w);
+		case FLOAT4OID:
+			{
+				double		d;
+
+				memcpy(&d, &w, 8);
+				return Float4GetDatum((float4) d);
+			}
+		case FLOAT8OID:
+			{
+				double		d;
+
+				memcpy(&d, &w, 8);
+				return Float8GetDatum(d);
+			}
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			/* the engine's copy of the group's first value, a varlena */
+			return PointerGetDatum((void *) (uintptr_t) w);
+		default:				/* int8, timestamp, timestamptz */
+			return Int64GetDatum((int64) w);
+	}
+}
+
+/* The scan tuple of one result row: keys, then the partial states. */
+static TupleTableSlot *
+emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
+		 const pg_gpu_col_state *cols)
+{
+	TupleTableSlot *slot = s->t.css.ss.ss_ScanTupleSlot;
+	int			nkeys = s->t.nkeys;
+	MemoryContext old;
+
+	MemoryContextReset(s->row_cxt);
+	old = MemoryContextSwitchTo(s->row_cxt);
+	ExecClearTuple(slot);
+	for (int k = 0; k < nkeys; k++)
+	{
+		slot->tts_isnull[k] = (nullmask >> k) & 1;
+		slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : key_datum(s->key_typid[k], keys[k]);
+	}
+	for (int i = 0; i < s->nout; i++)
+	{
+		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &cols[s->out_col[i]] : NULL;
+
+		Datum		d = PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i],
+										  col, rows, &slot->tts_isnull[nkeys + i]);
+
+		/* direct mode: the aggregate's own final function over its state */
+		if (s->direct && s->finalfn[i].fn_oid != InvalidOid &&
+			!(slot->tts_isnull[nkeys + i] && s->finalfn[i].fn_strict))
+		{
+			LOCAL_FCINFO(fcinfo, 1);
+
+			InitFunctionCallInfoData(*fcinfo, &s->finalfn[i], 1, InvalidOid, NULL, NULL);
+			fcinfo->args[0].value = d;
+			fcinfo->args[0].isnull = slot->tts_isnull[nkeys + i];
+			d = FunctionCallInvoke(fcinfo);
+			slot->tts_isnull[nkeys + i] = fcinfo->isnull;
+		}
+		slot->tts_values[nkeys + i] = d;
+	}
+	MemoryContextSwitchTo(old);
+	ExecStoreVirtualTuple(slot);
+	return PgGpuTableNodeProject(&s->t, slot);
+}
+
+/* Grouped: the next group the engine kept, projected (NULL after the last). */
+static TupleTableSlot *
+next_group(GpuAggState *s)
+{
+	uint64		keys[PG_GPU_MAX_KEYS];
+	uint32		nullmask;
+	int64		rows;
+	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
+
+	for (;;)
+	{
+		TupleTableSlot *out;
+
+		if (s->next_group >= s->t.res.ngroups)
+		{
+			PgGpuTableNodeRelease(&s->t, true, false);
+			return NULL;
+		}
+		CHECK_FOR_INTERRUPTS();
+		pg_gpu_agg_group(s->t.agg, s->next_group++, keys, &nullmask, &rows, cols);
+		if ((out = emit_row(s, keys, nullmask, rows, cols)) != NULL)
+			return out;
+	}
+}
+
+/* The fallback: PostgreSQL's partial aggregate's rows, projected. */
+static TupleTableSlot *
+next_child_row(GpuAggState *s)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot = PgGpuTableNodeChildRow(&s->t);
+		TupleTableSlot *out;
+
+		if (TupIsNull(slot))
+			return NULL;
+		if ((out = PgGpuTableNodeProject(&s->t, slot)) != NULL)
+			return out;
+	}
+}
+
+static TupleTableSlot *
+ExecGpuAggImpl(GpuAggState *s)
+{
+	if (s->t.fallback)
+		return next_child_row(s);
+	if (s->t.gpu_ran && s->t.nkeys > 0)
+		return next_group(s);
+	if (s->t.done)
+		return NULL;
+	if (!PgGpuTableNodeRun(&s->t))
+		return next_child_row(s);
+	if (s->t.nkeys > 0)
+	{
+		s->next_group = 0;
+		return next_group(s);
+	}
+	return emit_row(s, NULL, 0, s->t.res.nrows, s->t.res.cols);
+}
+
+static TupleTableSlot *
+ExecGpuAgg(CustomScanState *node)
+{
+	TupleTableSlot *slot = NULL;
+
+	PG_GPU_GUARD(slot = ExecGpuAggImpl((GpuAggState *) node));
+	return slot;
+}
+
+static void
+EndGpuAgg(CustomScanState *node)
+{
+	PG_GPU_GUARD(PgGpuTableNodeEnd(&((GpuAggState *) node)->t));
+}
+
+static void
+ReScanGpuAggImpl(GpuAggState *s)
+{
+	PgGpuTableNodeReScan(&s->t);
+	s->next_group = 0;
+}
+
+static void
+ReScanGpuAgg(CustomScanState *node)
+{
+	PG_GPU_GUARD(ReScanGpuAggImpl((GpuAggState *) node));
+}
+
+/* EXPLAIN ANALYZE: the groups */
+static void
+explain_groups(PgGpuTableNode *t, ExplainState *es)
+{
+	if (t->nkeys > 0)
+	{
+		ExplainPropertyInteger("Groups", NULL, t->res.ngroups, es);
+		if (t->res.grows > 0)
+			ExplainPropertyInteger("Hash Table Grows", NULL, t->res.grows, es);
+	}
+}
+
+static void
+ExplainGpuAggImpl(GpuAggState *s, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) s->t.css.ss.ps.plan;
+	GpuAggPrivate priv;
+
+	GpuAggPrivateRead(cscan->custom_private, &priv);
+	PgGpuTableNodeExplain(&s->t, strVal(priv.filter_text), es, explain_groups);
+}
+
+static void
+ExplainGpuAgg(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	PG_GPU_GUARD(ExplainGpuAggImpl((GpuAggState *) node, es));
+}
+
+void
+PgGpuAggExecInit(void)
+{
+	RegisterCustomScanMethods(&gpuagg_scan_methods);
+}

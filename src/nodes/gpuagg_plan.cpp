@@ -1,0 +1,477 @@
+/*
+ * gpuagg_plan.cpp — planning GpuAgg.
+ *
+ * At UPPERREL_GROUP_AGG, for a query that aggregates one plain heap table with no
+ * WHERE and no GROUP BY, and whose aggregates are all ones GpuAgg computes, we add
+ * this path next to PostgreSQL's own:
+ *
+ *   Finalize Aggregate                 PostgreSQL's combine/final functions
+ *     -> Custom Scan (GpuAgg) on t     partial states computed on the GPU
+ *          -> Partial Aggregate        PostgreSQL's plan, kept for CPU fallback
+ *               -> Seq Scan on t
+ *
+ * GpuAgg emits exactly what a Partial Aggregate would (see aggs/agg_catalog.cpp), so the
+ * results are PostgreSQL's by construction, and falling back is just running the
+ * child.  The path's cost is a model of the GPU (start-up, per-page transfer,
+ * per-tuple work) in PostgreSQL's cost units, so add_path decides; pg_gpu.force
+ * removes the competition instead.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "utils/syscache.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
+#include "aggs/agg_catalog.h"
+#include "planner/planner.h"
+#include "planner/setjoin.h"
+#include "nodes/gpuagg.h"
+#include "nodes/gpujoin.h"
+}
+
+
+#include "guard.h"
+
+static Plan *PlanGpuAggPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+							List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpuagg_path_methods = {
+	"GpuAgg",
+	PlanGpuAggPath,
+	NULL
+};
+
+static int
+needs_of(PgGpuAggState st)
+{
+	switch (st)
+	{
+		case PG_GPU_AGGST_MIN:
+		case PG_GPU_AGGST_MAX:
+			return PG_GPU_NEED_MINMAX;
+		case PG_GPU_AGGST_SUM:
+			return PG_GPU_NEED_SUM;
+		case PG_GPU_AGGST_AVG:
+			return PG_GPU_NEED_AVG;
+		case PG_GPU_AGGST_VAR:
+			return PG_GPU_NEED_VAR;
+		default:
+			return 0;
+	}
+}
+
+
+/*
+ * A text GROUP BY key the hash table can take: a column of the table, grouped by
+ * the type's own equality under a deterministic collation, i.e. equal exactly
+ * when the bytes are (bpchar: without trailing blanks).  Being a column bounds the
+ * bytes a chunk can add to the string arena by the chunk's pages.
+ */
+static bool
+text_key_ok(SortGroupClause *sgc, Expr *expr, Index relid)
+{
+	Oid			fn = get_opcode(sgc->eqop);
+
+	return PgGpuIsTableColumn(expr, relid) && (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
+		PgGpuCollationIsDeterministic(exprCollation((Node *) expr));
+}
+
+/* Everything one GpuAgg path is built from. */
+typedef struct GpuAggBuild
+{
+	pg_gpu_agg_task *task;
+	PgGpuCompiler comp;
+	List	   *input_exprs;	/* per engine input, for de-duplication */
+	List	   *key_exprs;
+	List	   *key_refs;		/* sortgrouprefs */
+	List	   *aggs;
+	List	   *out_state;
+	List	   *out_coltype;
+	List	   *out_col;
+} GpuAggBuild;
+
+/* An aggregate's argument as an engine input (shared by equal arguments). */
+static int
+agg_input(GpuAggBuild *b, Expr *arg, bool count_only, int type, int needs)
+{
+	pg_gpu_agg_task *t = b->task;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, b->input_exprs)
+	{
+		if (equal(lfirst(lc), arg) && (count_only || t->inputs[i].type == type))
+		{
+			t->inputs[i].needs |= needs;
+			return i;
+		}
+		i++;
+	}
+	if (t->ninputs >= PG_GPU_MAX_AGG_COLS)
+		return -1;
+	pg_gpu_expr *e = &t->inputs[t->ninputs];
+
+	int			vt = PgGpuValueType(exprType((Node *) arg));
+
+	if (count_only && (vt == 0 || vt == PG_GPU_TEXT || vt == PG_GPU_BPCHAR))
+	{
+		/* count(x) of a type the kernels need not decode: NULL-ness only */
+		Var		   *v = (Var *) arg;
+
+		if (!IsA(v, Var) || v->varno != (int) b->comp.relid || v->varlevelsup != 0 ||
+			v->varattno <= 0 || !PgGpuCompileColumnAs(&b->comp, v->varattno - 1, PG_GPU_ANY, e))
+			return -1;
+	}
+	else if (!PgGpuCompileExpr(&b->comp, arg, e) || e->type == PG_GPU_BOOL ||
+			 (!count_only && e->type != type))
+		return -1;
+	e->needs = (uint8) needs;
+	b->input_exprs = lappend(b->input_exprs, arg);
+	return t->ninputs++;
+}
+
+static bool
+add_aggref(GpuAggBuild *b, Aggref *a)
+{
+	PgGpuAggState state;
+	Oid			argtype;
+	int			col = -1;
+	int			coltype = 0;
+
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
+		a->aggdistinct != NIL || a->aggorder != NIL || a->aggfilter != NULL ||
+		a->aggvariadic || a->aggsplit != AGGSPLIT_SIMPLE)
+		return false;
+	if (list_member(b->aggs, a))
+		return true;
+	if (!PgGpuAggLookup(a->aggfnoid, &state, &argtype))
+		return false;
+	if (state != PG_GPU_AGGST_COUNT_STAR)
+	{
+		Expr	   *arg;
+
+		if (list_length(a->args) != 1)
+			return false;
+		arg = linitial_node(TargetEntry, a->args)->expr;
+		if (state == PG_GPU_AGGST_COUNT)
+			coltype = PG_GPU_ANY;
+		else
+		{
+			if (exprType((Node *) arg) != argtype)
+				return false;
+			coltype = PgGpuColType(argtype);
+			if (coltype == 0)
+				return false;
+		}
+		col = agg_input(b, arg, state == PG_GPU_AGGST_COUNT, coltype, needs_of(state));
+		if (col < 0)
+			return false;
+	}
+	b->aggs = lappend(b->aggs, a);
+	b->out_state = lappend_int(b->out_state, state);
+	b->out_coltype = lappend_int(b->out_coltype, coltype);
+	b->out_col = lappend_int(b->out_col, col);
+	return true;
+}
+
+/*
+ * Aggregates and grouping columns of an expression above the aggregation; false
+ * if it needs anything else from the table.
+ */
+static bool
+add_upper_expr(GpuAggBuild *b, Node *expr)
+{
+	List	   *nodes = pull_var_clause(expr, PVC_INCLUDE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+										PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, nodes)
+	{
+		Node	   *n = (Node *) lfirst(lc);
+
+		if (IsA(n, Aggref))
+		{
+			if (!add_aggref(b, (Aggref *) n))
+				return false;
+		}
+		else if (!IsA(n, Var) || !list_member(b->key_exprs, n))
+			return false;
+	}
+	return true;
+}
+
+
+void
+PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+			  GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	GpuAggBuild b;
+	List	   *quals;
+	bool		grouped = parse->groupClause != NIL;
+	double		ngroups = 1;
+	PathTarget *target = output_rel->reltarget;
+	ListCell   *lc;
+	int			i;
+
+	if (!pg_gpu_enabled || !pg_gpu_enable_gpuagg)
+		return;
+	if (!pg_gpu_force && !PgGpuDeviceLikely())
+		return;
+	if ((!parse->hasAggs && !grouped) || parse->groupingSets ||
+		parse->hasTargetSRFs || !PgGpuLayoutOk())
+		return;
+
+	/* a join: one table scanned on the GPU, probing a key set of the rest */
+	RelOptInfo *scan_rel = input_rel;
+	PgGpuSetJoin sj;
+	Integer    *unique = NULL;
+	int			join_set = -1;
+
+	memset(&sj, 0, sizeof(sj));
+	if (input_rel->reloptkind == RELOPT_JOINREL)
+	{
+		if (!pg_gpu_enable_gpujoin || !PgGpuFindSetJoin(root, input_rel, &sj))
+			return;
+		scan_rel = sj.probe;
+	}
+	if (scan_rel->cheapest_total_path == NULL ||
+		(rte = PgGpuPlainTable(root, scan_rel, scan_rel->cheapest_total_path->total_cost)) == NULL)
+		return;
+
+	memset(&b, 0, sizeof(b));
+	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuPlannerCompilerInit(&b.comp, b.task, scan_rel->relid, root);
+
+	/* the table's quals; the join's test is added to them below */
+	quals = PgGpuOrderedQuals(root, scan_rel->baserestrictinfo);
+	List	   *join_quals = NIL;
+
+	if (sj.probe &&
+		(join_quals = PgGpuJoinSetTest(root, &b.comp, &sj, rte->relid, &unique, &join_set)) == NIL)
+		return;
+
+	/* GROUP BY keys */
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
+		int			t = PgGpuValueType(exprType((Node *) expr));
+		pg_gpu_expr *k;
+
+		if (t == 0 || t == PG_GPU_BOOL || b.task->nkeys >= PG_GPU_MAX_KEYS)
+			return;
+		if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b.comp.relid))
+			return;
+		k = &b.task->keys[b.task->nkeys];
+		if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
+			return;
+		b.task->nkeys++;
+		b.key_exprs = lappend(b.key_exprs, expr);
+		b.key_refs = lappend_int(b.key_refs, sgc->tleSortGroupRef);
+	}
+
+	/* every aggregate supported, and nothing else read from the table */
+	i = 0;
+	foreach(lc, target->exprs)
+	{
+		Index		sgref = get_pathtarget_sortgroupref(target, i++);
+
+		if (sgref != 0 && list_member_int(b.key_refs, (int) sgref))
+			continue;
+		if (!add_upper_expr(&b, (Node *) lfirst(lc)))
+			return;
+	}
+	if (extra->havingQual && !add_upper_expr(&b, extra->havingQual))
+		return;
+	if (sj.jointype == JOIN_INNER && sj.probe)
+	{
+		/*
+		 * An inner join repeats a row once per equal key.  count(*) alone counts
+		 * each row that many times, and a row without a match weighs 0, so the
+		 * weight is the join's only probe; other aggregates need the keys unique,
+		 * which the executor checks (else the CPU joins).
+		 */
+		if (!grouped && b.task->ninputs == 0)
+		{
+			if (!PgGpuCompileSetValue(&b.comp, sj.probe_key, sj.keytype, join_set, false,
+									  &b.task->weight))
+				return;
+			join_quals = NIL;
+		}
+		else
+			unique->ival = 1;
+	}
+	/* WHERE: every qual must run on the GPU */
+	if (!PgGpuCompileQuals(&b.comp, list_concat_copy(quals, join_quals), &b.task->filter))
+		return;
+	if ((b.aggs == NIL && !grouped) || !PgGpuFinishPrograms(&b.comp) ||
+		!PgGpuRelationSupported(rte->relid, b.task))
+		return;
+	if (grouped)
+	{
+		ngroups = estimate_num_groups(root, get_sortgrouplist_exprs(parse->groupClause,
+																	parse->targetList),
+									  input_rel->rows, NULL, NULL);
+		b.task->groups_hint = (int64) Min(ngroups, 1e12);
+	}
+
+	/*
+	 * Grouped, with no aggregate whose state is "internal": GpuAgg itself applies
+	 * PostgreSQL's final functions to the states and emits finished groups (HAVING
+	 * and the output expressions evaluated by the scan's qual and projection), so
+	 * no Finalize node handles every group a second time.
+	 */
+	List	   *finalfns = NIL;
+	bool		direct = grouped && pg_gpu_direct_groups;
+
+	foreach(lc, b.aggs)
+	{
+		Aggref	   *a = (Aggref *) lfirst(lc);
+		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+		Form_pg_aggregate agg;
+
+		if (!HeapTupleIsValid(tup))
+			return;
+		agg = (Form_pg_aggregate) GETSTRUCT(tup);
+		if (agg->aggtranstype == INTERNALOID || agg->aggfinalextra)
+			direct = false;
+		finalfns = lappend_oid(finalfns, agg->aggfinalfn);
+		ReleaseSysCache(tup);
+	}
+	if (!direct)
+		finalfns = NIL;
+
+	/* the partial target: grouping keys, then PostgreSQL's INITIAL_SERIAL Aggrefs */
+	PathTarget *partial_target = create_empty_pathtarget();
+	ListCell   *lc2;
+
+	forboth(lc, b.key_exprs, lc2, b.key_refs)
+		add_column_to_pathtarget(partial_target, (Expr *) lfirst(lc), (Index) lfirst_int(lc2));
+	foreach(lc, b.aggs)
+	{
+		Aggref	   *p = (Aggref *) copyObject(lfirst(lc));
+
+		if (!direct)
+			mark_partial_aggref(p, AGGSPLIT_INITIAL_SERIAL);
+		add_column_to_pathtarget(partial_target, (Expr *) p, 0);
+	}
+	partial_target = set_pathtarget_cost_width(root, partial_target);
+
+	AggClauseCosts partial_costs;
+	AggClauseCosts final_costs;
+
+	MemSet(&partial_costs, 0, sizeof(partial_costs));
+	MemSet(&final_costs, 0, sizeof(final_costs));
+	if (parse->hasAggs)
+	{
+		get_agg_clause_costs(root, direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
+							 &partial_costs);
+		get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+	}
+
+	/* the CPU fallback: PostgreSQL's partial aggregation of the filtered scan */
+	Path	   *cpu_partial = (Path *) create_agg_path(root, output_rel,
+													   PgGpuJoinCpuPath(root, input_rel->cheapest_total_path),
+													   partial_target,
+													   grouped ? AGG_HASHED : AGG_PLAIN,
+													   direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
+													   grouped ? parse->groupClause : NIL,
+													   NIL, &partial_costs, ngroups);
+
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = direct ? target : partial_target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = ngroups;
+	cpath->path.pathkeys = NIL;
+	/* every group is handed to the Finalize Aggregate as one tuple */
+	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0) +
+		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
+		(sj.probe ? sj.build_cost : 0.0);
+	cpath->path.total_cost = cpath->path.startup_cost;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(cpu_partial);
+	if (sj.probe)
+		cpath->custom_paths = lappend(cpath->custom_paths, sj.build_path);
+	GpuAggPrivate priv;
+
+	memset(&priv, 0, sizeof(priv));
+	priv.out_state = b.out_state;
+	priv.out_coltype = b.out_coltype;
+	priv.out_col = b.out_col;
+	priv.task = PgGpuTaskConst(b.task);
+	priv.filter_text = PgGpuFilterText(quals, rte->relid, scan_rel->relid);
+	priv.finalfns = finalfns;
+	priv.sets = b.comp.set_sources;
+	priv.scan_tlist = direct ? make_tlist_from_pathtarget(partial_target) : NIL;
+	priv.having = direct ? extra->havingQual : NULL;
+	priv.relid = scan_rel->relid;
+	cpath->custom_private = GpuAggPrivateBuild(&priv, true);
+	cpath->methods = &gpuagg_path_methods;
+
+	/*
+	 * Direct mode: the custom path is the aggregation.  Otherwise GpuAgg emits
+	 * every group exactly once, so the Finalize step never has two partial rows
+	 * of one group: a GroupAggregate over them needs no sort and no hash table
+	 * (each input row is its own group).  The fallback's hashed partial
+	 * aggregation also emits every group once.
+	 */
+	Path	   *top = direct ? &cpath->path :
+		(Path *) create_agg_path(root, output_rel, &cpath->path,
+								 target, grouped ? AGG_SORTED : AGG_PLAIN,
+								 AGGSPLIT_FINAL_DESERIAL,
+								 grouped ? parse->groupClause : NIL,
+								 (List *) extra->havingQual,
+								 &final_costs, ngroups);
+
+	PgGpuAddPath(output_rel, top);
+}
+
+
+static Plan *
+PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuAggPrivate priv;
+
+	GpuAggPrivateRead(best_path->custom_private, &priv);
+	cscan->scan.plan.targetlist = tlist;
+	/* direct mode: HAVING, over finished groups */
+	cscan->scan.plan.qual = (List *) copyObject(priv.having);
+	if (cscan->scan.plan.qual && !IsA(cscan->scan.plan.qual, List))
+		cscan->scan.plan.qual = make_ands_implicit((Expr *) cscan->scan.plan.qual);
+	cscan->scan.scanrelid = priv.relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = GpuAggPrivateBuild(&priv, false);
+	/* the scan tuple: keys and partial states, or (direct) keys and final values */
+	cscan->custom_scan_tlist = (List *) copyObject(priv.scan_tlist ? priv.scan_tlist : tlist);
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpuagg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+PG_GPU_PLAN_CUSTOM_PATH(PlanGpuAggPath)
+

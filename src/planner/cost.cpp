@@ -1,0 +1,77 @@
+/*
+ * cost.cpp — what a GPU path costs, and which tables are worth one, for every
+ * node's planning (planner.h).  The model: the engine's start-up, each page read
+ * in place or copied over PCIe, and per-tuple work, in PostgreSQL's cost units
+ * (the pg_gpu.*_cost GUCs), so add_path decides; pg_gpu.force removes the
+ * competition instead.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "utils/rel.h"
+
+#include "pg_gpu.h"
+#include "pg_gpu_engine.h"
+#include "planner/planner.h"
+}
+
+
+/*
+ * The input of a GpuAgg or GpuSort: one plain table (no inheritance, no sampling),
+ * big enough to be worth starting GPU work for; its range-table entry, or NULL.
+ * scan_cost is what PostgreSQL's cheapest plan of the table costs (for ORDER BY,
+ * its cheapest sorted plan); the caller passes it because in UPPERREL_ORDERED the
+ * rel's own cheapest path may have been freed (see gpusort_plan.cpp's
+ * take_ordered_path).
+ */
+RangeTblEntry *
+PgGpuPlainTable(PlannerInfo *root, RelOptInfo *input_rel, double scan_cost)
+{
+	RangeTblEntry *rte;
+
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		IS_DUMMY_REL(input_rel))
+		return NULL;
+	/* a scan cheaper than starting GPU work: don't even build the paths */
+	if (!pg_gpu_force && scan_cost < pg_gpu_startup_cost)
+		return NULL;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	return rte;
+}
+
+
+/*
+ * Cost of streaming the table through the GPU: start-up (CUDA, once per backend,
+ * unless another scan of the query starts it first),
+ * pages read in place or copied, and tuple_factor units of per-tuple GPU work.
+ */
+double
+PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first)
+{
+	double		startup = pg_gpu_startup_cost +
+		(pg_gpu_engine_initialized() || !first ? 0.0 : pg_gpu_init_cost);
+	bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
+		input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
+
+	return startup + input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
+		input_rel->tuples * tuple_factor * pg_gpu_tuple_cost;
+}
+
+
+/* Offer a GPU path; pg_gpu.force makes it the only one. */
+void
+PgGpuAddPath(RelOptInfo *output_rel, Path *path)
+{
+	if (pg_gpu_force)
+	{
+		output_rel->pathlist = NIL;
+		output_rel->partial_pathlist = NIL;
+	}
+	add_path(output_rel, path);
+}
+

@@ -1,0 +1,79 @@
+/*
+ * setjoin.h — recognising a join that a key set answers (issue 5).
+ */
+#ifndef PG_GPU_SETJOIN_H
+#define PG_GPU_SETJOIN_H
+
+#include "nodes/pathnodes.h"
+#include "nodes/value.h"
+
+#include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
+
+/*
+ * A join of one plain table (the probe side, whose pages the GPU scans) with the
+ * rest of the join (the build side, any plan, whose keys fill a key set) on one
+ * equality: a semi-join (IN, EXISTS), an anti-join (NOT EXISTS) or an inner join.
+ */
+typedef struct PgGpuSetJoin
+{
+	RelOptInfo *probe;			/* the plain table (PgGpuFindSetJoinSides: any relation) */
+	RelOptInfo *build;
+	Path	   *build_path;		/* the build side's cheapest plan */
+	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER */
+	Expr	   *clause;			/* the equality (an OpExpr) */
+	Expr	   *probe_key;		/* its argument over the probe side */
+	Expr	   *build_key;		/* the equality's argument over the build side */
+	double		build_cost;		/* collecting its keys (set by the GPU planner) */
+	int			build_resno;	/* the build key's column in build_path's output */
+	int			build_valtype;	/* its pg_gpu_coltype */
+	int			keytype;		/* the comparison type (PgGpuSetKeyType) */
+} PgGpuSetJoin;
+
+/* Whether joinrel is such a join; fills *out. */
+bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
+
+/*
+ * The same with one of the two inputs of joinrel that the join path hook sees as
+ * the probe side, whatever it is (a join, a subquery, a partitioned table): its
+ * plan's rows then pass through the CPU (GpuSemiJoin and GpuHashJoin over a
+ * child plan).  An inner join probes with the input of more rows.
+ */
+bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+								  RelOptInfo *innerrel, PgGpuSetJoin *out);
+
+/*
+ * The join's clause as the filter's last qual, answered by a key set of the
+ * build side (a CHILD source: the node's second child, or its table's pages
+ * collected on the GPU); an anti-join keeps the rows it does not match.
+ * *unique: the source's flag that the keys must be unique; *set: the set's
+ * index.  With keep_rows, the build plan's rows are kept for the output (a
+ * GpuHashJoin reading the build side), so the keys come from that plan, never
+ * from pages.  NIL if the task has no room.
+ */
+List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
+							 Integer **unique, int *set, bool keep_rows = false);
+
+/*
+ * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin:
+ * *join_quals gets the join's qual for the filter; an inner join instead hands
+ * each probe row out once per equal key (its weight), so its qual is NIL.
+ * False if the task has no room.
+ */
+bool		PgGpuJoinRowsTest(PlannerInfo *root, PgGpuCompiler *comp, pg_gpu_agg_task *task,
+							  PgGpuSetJoin *sj, Oid relid, List **join_quals);
+
+/*
+ * The Vars exprs, a set join's output, read: the probe table's in *probe_vars,
+ * the build side's in *build_vars, each once.  False for a placeholder, an
+ * outer query's Var or another table's.
+ */
+bool		PgGpuJoinOutput(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_vars);
+
+/* sj's build plan keeping its rows: its key, then the columns build_vars. */
+void		PgGpuKeepBuildRows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars);
+
+/* Whether exprs read the probe table alone: then its tuples are the join's rows. */
+bool		PgGpuProbeOutput(List *exprs, PgGpuSetJoin *sj);
+
+#endif							/* PG_GPU_SETJOIN_H */

@@ -1,0 +1,105 @@
+/*
+ * heap_reader.h — streaming one heap table's pages to an engine (heap_reader.cpp).
+ * Include after postgres.h.
+ */
+#ifndef PG_GPU_HEAP_READER_H
+#define PG_GPU_HEAP_READER_H
+
+#include "portability/instr_time.h"
+#include "storage/buf.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "pg_gpu_engine.h"
+#include "scan/pin_workers.h"
+#include "scan/table_cache.h"
+
+/* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
+typedef struct PgGpuPageScan
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	MemoryContext cxt;			/* of the pin arrays */
+	pg_gpu_agg *agg;
+	bool		emulate;
+	bool		registered;		/* pages read in place */
+	int			chunk_pages;
+	BlockNumber nblocks;
+	BlockNumber *page_blk;		/* GpuSort: block of each submitted page, in
+								 * order (NULL: not kept) */
+	int64		npage_blk;
+	Buffer	   *pins[PG_GPU_AGG_SLOTS];	/* the backend's own, per engine slot */
+	int			pins_cap;		/* room in each */
+	int			npins[PG_GPU_AGG_SLOTS];
+	int			chunks;
+	PgGpuTableCacheScan tc;		/* the pages from GPU memory, or copied there */
+	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
+	int			pin_workers;	/* launched */
+	bool		pin_tried;		/* asked for pin workers */
+	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
+	instr_time	t_wait;			/* CPU waiting for chunk slots */
+	PgGpuFallback fb_reason;
+	char		fb_msg[256];
+} PgGpuPageScan;
+
+/* Accumulate the time since *since into *acc and restart *since. */
+static inline void
+PgGpuLap(instr_time *acc, instr_time *since)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_ACCUM_DIFF(*acc, now, *since);
+	*since = now;
+}
+
+/*
+ * Before the engine starts: whether the GPU can scan rel now (false with
+ * ps->fb_* set), and how its pages will reach it; sets the task's emulate,
+ * layout, gather and chunk size.  ps's pin arrays of an earlier run are kept.
+ */
+bool		PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot,
+							 MemoryContext cxt, pg_gpu_agg_task *task);
+
+/*
+ * Start pin workers for a prepared scan when they pay (see heap_reader.cpp);
+ * whether they run.  capacity: the pages an engine slot takes.
+ */
+bool		PgGpuScanStartWorkers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity);
+
+/*
+ * Stream every page to ps->agg and wait for the GPU to finish with them; false
+ * with ps->fb_* set when the scan cannot go on.
+ */
+bool		PgGpuScanPages(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pages);
+
+/* The engine finished without an error: a table-cache fill is complete. */
+void		PgGpuScanComplete(PgGpuPageScan *ps);
+
+/*
+ * Stop the pin workers and, with release_pins, drop the pins held (the
+ * engine reading those pages must have finished); safe to repeat.
+ */
+void		PgGpuScanRelease(PgGpuPageScan *ps, bool release_pins);
+
+/* A key set whose keys the GPU collected from a table's pages. */
+typedef struct PgGpuCollected
+{
+	pg_gpu_keyset *ks;
+	uint64		keys;			/* non-NULL keys */
+	int			has_null;
+	bool		nonempty;		/* a row passed the build filter */
+	int64		pages;
+	double		gpu_ms;
+} PgGpuCollected;
+
+/*
+ * Run a collect task (pg_gpu_engine.h) over rel's pages for the snapshot: the
+ * keys of its passing rows as a key set of type settype (heap_reader.cpp).  False
+ * with *reason and msg set when the GPU could not.
+ */
+bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,
+							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
+							 size_t msglen);
+
+#endif							/* PG_GPU_HEAP_READER_H */
