@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# A before/after benchmark on the GPU host, in two calls on one warm machine, for a
-# change that must not move the numbers (a restructuring) or must move them by a
-# stated amount.  Here, make the baseline's tree once:
+# A before/after benchmark on the GPU host, in one call, for a change that must not
+# move the numbers (a restructuring) or must move them by a stated amount.  Here,
+# make the baseline's tree once:
 #   echo /.before.tar >> .git/info/exclude; git archive -o .before.tar <commit>
-# then, with carry [".gpuhost", ".before.tar"]:
-#   call 1:  scripts/gpuhost_ab.sh base  <bench.py arguments>
-#   call 2:  scripts/gpuhost_ab.sh head  <the same arguments>   (within the 30 s the
-#            machine stays warm: the cluster and its tables are kept; head adds
-#            --skip-build and runs make gpucheck on the working tree)
-# Each phase builds, installs and preloads its tree, runs the engine unit tests and
-# the benchmark; logs under $OUT/base or $OUT/head.  The baseline's PostgreSQL timings
-# are measured again in the head phase, so each phase's ratios stand on their own.
+# then, in one call with carry [".gpuhost", ".before.tar"]:
+#   scripts/gpuhost_ab.sh all <bench.py arguments>
+# (`base` or `head` alone runs one phase; two calls rarely land on the same machine,
+# so compare only phases of one call.)  Each phase builds, installs and preloads its
+# tree, runs the engine unit tests and the benchmark; logs under $OUT/base and
+# $OUT/head.  The head phase reuses the tables the base phase built (--skip-build)
+# and measures PostgreSQL again, so each phase's ratios stand on their own.
+# SKIP_GPUCHECK=0 adds make gpucheck to the head phase.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-phase=${1:?base or head}; shift
+phase=${1:?all, base or head}; shift
 OUT=${OUT:-/tmp/out}
 case "$phase" in
   base)
@@ -25,6 +25,8 @@ case "$phase" in
     .gpuhost/pgrun /opt/pgroot/usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pgdata -w stop > /dev/null
     exit $rc ;;
   head)
-    OUT=$OUT/head bash scripts/gpuhost_run.sh --skip-build "$@" ;;
-  *) echo "phase: base or head"; exit 2 ;;
+    OUT=$OUT/head SKIP_GPUCHECK=${SKIP_GPUCHECK:-1} bash scripts/gpuhost_run.sh --skip-build "$@" ;;
+  all)
+    bash "$0" base "$@" && bash "$0" head "$@" ;;
+  *) echo "phase: all, base or head"; exit 2 ;;
 esac
