@@ -136,7 +136,7 @@ typedef enum pg_gpu_coltype
  * and dates are int64, floats are double (float4 operations round to float at
  * every step, as float4 arithmetic does), text is the address and length of its
  * bytes (a text constant's word is offset << 32 | length in the task's strpool).  Compiled once per query from
- * PostgreSQL's expression trees (src/expr_compile.cpp); errors PostgreSQL would
+ * PostgreSQL's expression trees (src/expr/expr_compile.cpp); errors PostgreSQL would
  * raise (division by zero, overflow) set a flag and the query is re-run on the
  * CPU, which raises PostgreSQL's own error.
  */
@@ -566,7 +566,7 @@ void		pg_gpu_dict_free(pg_gpu_dict *d);
  *
  * An arena of bytes for page images (device memory; host memory when emulate),
  * outside the per-query pools and pg_gpu.device_memory_limit: the caller (the
- * table cache, src/table_cache.cpp) keeps its own budget.  *addr: its address
+ * table cache, src/scan/table_cache.cpp) keeps its own budget.  *addr: its address
  * as the kernels read it.
  */
 pg_gpu_status pg_gpu_cache_alloc(uint64_t bytes, int emulate, uint64_t *addr,
