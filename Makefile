@@ -90,7 +90,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck pgcheck demo bench fuzz
+.PHONY: deps test unittest gpucheck pgcheck demo bench fuzz ssb
 deps:
 	@scripts/deps.sh
 
@@ -125,6 +125,11 @@ demo: deps
 
 bench:
 	bench/run.sh
+
+# The Star Schema Benchmark against a running server (bench/ssb/ssb.py; the GPU host:
+# SSB="--sf 10" scripts/gpuhost_run.sh).  SSB_ARGS="--sf 1 --serial" and the like.
+ssb:
+	python3 bench/ssb/ssb.py $(SSB_ARGS)
 
 # Random differential queries (scripts/fuzz.py): each run with pg_gpu off and forced,
 # results and errors compared, pg_gpu_stats counting the GPU runs.  Without a GPU on a

@@ -38,6 +38,11 @@ if [ "${FUZZ:-0}" -gt 0 ]; then
   tail -25 "$OUT/fuzz.log"
   [ -d tmp/fuzz ] && tar czf "$OUT/fuzz.tgz" -C tmp fuzz
 fi
+# the Star Schema Benchmark (bench/ssb/ssb.py), with the arguments in SSB ("--sf 10")
+if [ -n "${SSB:-}" ]; then
+  python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
+  tail -25 "$OUT/ssb.log"
+fi
 if [ $# -gt 0 ]; then
   python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
   cat "$OUT/bench.log" | tail -40
