@@ -8,6 +8,7 @@
 extern "C" {
 #include "postgres.h"
 
+#include "optimizer/cost.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
@@ -60,6 +61,26 @@ PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first)
 
 	return startup + input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
 		input_rel->tuples * tuple_factor * pg_gpu_tuple_cost;
+}
+
+
+/*
+ * The rows a GPU node hands to the CPU plan above it are processed there by one
+ * process: the node takes the place of a parallel plan, and PostgreSQL's costs for
+ * the joins and the aggregation above then assume no workers.  Where a parallel
+ * plan could run (the rel may be scanned in parallel and workers are allowed),
+ * each row handed up costs pg_gpu.handoff_row_cost more: on SSB at scale factor
+ * 10 (H200, bench/logs/2026-11-26-h200-ssb10.md) the plans above a GPU join
+ * took 0.11 to 0.25 cost units a row more than their estimate, against
+ * PostgreSQL's 8-worker plan's time per cost unit, so that 12 M rows handed to a
+ * serial plan (Q3.1, Q4.1, Q4.2) ran 1.6 to 2.9 times slower than that plan.
+ */
+double
+PgGpuHandoffCost(RelOptInfo *rel, double rows)
+{
+	if (!rel->consider_parallel || max_parallel_workers_per_gather <= 0)
+		return 0.0;
+	return rows * pg_gpu_handoff_row_cost;
 }
 
 
