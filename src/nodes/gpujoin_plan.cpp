@@ -218,7 +218,7 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 		(build_vars != NIL ? sj.build_path->rows * 2 * cpu_tuple_cost : 0.0);
 	cpath->path.total_cost = cpath->path.startup_cost +
 		joinrel->rows * (build_vars != NIL ? 4 * cpu_tuple_cost + cpu_operator_cost
-						 : cpu_tuple_cost) + PgGpuHandoffCost(joinrel, joinrel->rows);
+						 : cpu_tuple_cost) + PgGpuHandoffCost(root, joinrel, joinrel->rows);
 	if (pg_gpu_force)
 		cpath->path.startup_cost = cpath->path.total_cost = 0.0;
 	/*
@@ -363,7 +363,7 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 		first * probe_cost;
 	cpath->path.total_cost = cpath->path.startup_cost + (1.0 - first) * probe_cost +
 		joinrel->rows * (sj.jointype == JOIN_INNER ? 4 * cpu_tuple_cost + cpu_operator_cost
-						 : cpu_tuple_cost) + PgGpuHandoffCost(joinrel, joinrel->rows);
+						 : cpu_tuple_cost) + PgGpuHandoffCost(root, joinrel, joinrel->rows);
 	if (pg_gpu_force)
 		cpath->path.startup_cost = cpath->path.total_cost = 0.0;
 	/* no projection: the fallback hands up its child's rows as they are */

@@ -74,11 +74,21 @@ PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first)
  * took 0.11 to 0.25 cost units a row more than their estimate, against
  * PostgreSQL's 8-worker plan's time per cost unit, so that 12 M rows handed to a
  * serial plan (Q3.1, Q4.1, Q4.2) ran 1.6 to 2.9 times slower than that plan.
+ * Rows that go straight to the client (the query's whole join, with nothing
+ * above it to aggregate, sort, group or deduplicate) cost nothing more: there is
+ * no plan above them to run in parallel.
  */
 double
-PgGpuHandoffCost(RelOptInfo *rel, double rows)
+PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows)
 {
+	Query	   *parse = root->parse;
+
 	if (!rel->consider_parallel || max_parallel_workers_per_gather <= 0)
+		return 0.0;
+	if (bms_equal(rel->relids, root->all_baserels) && !parse->hasAggs &&
+		!parse->hasWindowFuncs && !root->hasHavingQual && parse->groupClause == NIL &&
+		parse->groupingSets == NIL && parse->distinctClause == NIL && parse->sortClause == NIL &&
+		parse->setOperations == NULL)
 		return 0.0;
 	return rows * pg_gpu_handoff_row_cost;
 }

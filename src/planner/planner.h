@@ -30,7 +30,7 @@ double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = t
 
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
 void		PgGpuAddPath(RelOptInfo *output_rel, Path *path);
-double		PgGpuHandoffCost(RelOptInfo *rel, double rows);
+double		PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows);
 
 /* ---- task.cpp ---- */
 
