@@ -1,0 +1,47 @@
+-- star joins: a fact table joined to dimensions, grouped by dimension attributes
+-- 2-way: one dimension, an integer group key
+SELECT d_year, count(*), sum(f_rev) FROM sf_fact JOIN sd_date ON f_date = d_key
+  GROUP BY d_year ORDER BY d_year;
+-- 3-way: a date and a text key, dimension filters on both
+SELECT d_year, c_nation, count(*), sum(f_rev - f_cost) AS profit
+  FROM sf_fact, sd_date, sd_cust
+  WHERE f_date = d_key AND f_cust = c_key AND c_region = 'ASIA' AND d_year BETWEEN 1993 AND 1996
+  GROUP BY d_year, c_nation ORDER BY d_year, c_nation;
+-- 4-way, fact filters too, text group keys from two dimensions, ORDER BY an aggregate
+SELECT c_nation, p_brand, d_year, sum(f_rev) AS revenue
+  FROM sd_cust, sf_fact, sd_part, sd_date
+  WHERE f_cust = c_key AND f_part = p_key AND f_date = d_key
+    AND c_region = 'AMERICA' AND p_cat = 'C2' AND f_qty < 30 AND f_disc BETWEEN 1 AND 6
+  GROUP BY c_nation, p_brand, d_year ORDER BY d_year, revenue DESC, c_nation, p_brand LIMIT 12;
+-- no GROUP BY: one row
+SELECT count(*), sum(f_rev::int8 * f_disc), min(d_month), max(c_name)
+  FROM sf_fact, sd_date, sd_cust
+  WHERE f_date = d_key AND f_cust = c_key AND d_month = 'Mar' AND c_nation <> 'PERU';
+-- NULL fact keys join nothing; NULL dimension attributes form their own group
+SELECT c_seg, count(*), sum(f_rev) FROM sf_fact JOIN sd_cust ON f_cust = c_key
+  GROUP BY c_seg ORDER BY c_seg NULLS FIRST;
+SELECT count(*) FROM sf_fact WHERE f_cust IS NULL;
+-- duplicate dimension keys: a join that multiplies the fact rows
+SELECT s_tag, count(*), sum(f_rev) FROM sf_fact JOIN sd_dup ON f_part = s_key
+  GROUP BY s_tag ORDER BY s_tag;
+SELECT d_year, s_tag, count(*) FROM sf_fact, sd_dup, sd_date
+  WHERE f_part = s_key AND f_date = d_key GROUP BY d_year, s_tag ORDER BY d_year, s_tag;
+-- an empty dimension: nothing joins
+SELECT count(*), sum(f_rev) FROM sf_fact JOIN sd_empty ON f_part = e_key;
+SELECT d_year, count(*) FROM sf_fact, sd_date, sd_empty
+  WHERE f_date = d_key AND f_cust = e_key GROUP BY d_year;
+-- semi-joins on dimension filters (IN, EXISTS) beside an inner join
+SELECT d_year, count(*), sum(f_rev) FROM sf_fact JOIN sd_date ON f_date = d_key
+  WHERE f_cust IN (SELECT c_key FROM sd_cust WHERE c_region = 'EUROPE')
+    AND EXISTS (SELECT 1 FROM sd_part WHERE p_key = f_part AND p_cat <> 'C1')
+  GROUP BY d_year ORDER BY d_year;
+-- a snowflake: the customer dimension joined to its nation dimension
+SELECT n_name, n_region, count(*), sum(f_rev) FROM sf_fact, sd_cust, sd_nation
+  WHERE f_cust = c_key AND c_nation = n_name AND n_region IN ('ASIA', 'EUROPE')
+  GROUP BY n_name, n_region ORDER BY n_name;
+-- HAVING and LIMIT on the groups
+SELECT p_brand, sum(f_rev) AS revenue FROM sf_fact JOIN sd_part ON f_part = p_key
+  GROUP BY p_brand HAVING sum(f_rev) > 100000 ORDER BY revenue DESC, p_brand LIMIT 5;
+-- the rows themselves, in order
+SELECT md5(string_agg(f_id || ':' || c_name || ':' || d_key, ',' ORDER BY f_id))
+  FROM sf_fact, sd_cust, sd_date WHERE f_cust = c_key AND f_date = d_key AND c_nation = 'JAPAN';

@@ -1,0 +1,56 @@
+--
+-- Star joins (issue 20): a fact table joined to several dimensions, grouped by
+-- their attributes, each query with pg_gpu off and forced.  NULL fact keys,
+-- duplicate dimension keys (a join that multiplies rows), an empty dimension,
+-- text group keys, a snowflake chain, and a GPU failure that falls back.
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE sd_date (d_key int4, d_year int4, d_month text);
+INSERT INTO sd_date SELECT 19920000 + (i / 12) * 10000 + (i % 12 + 1) * 100 + 1, 1992 + i / 12,
+  (ARRAY['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'])[i % 12 + 1]
+  FROM generate_series(0, 83) i;
+CREATE TABLE sd_nation (n_name text, n_region text);
+INSERT INTO sd_nation VALUES ('CHINA', 'ASIA'), ('JAPAN', 'ASIA'), ('INDIA', 'ASIA'),
+  ('FRANCE', 'EUROPE'), ('GERMANY', 'EUROPE'), ('PERU', 'AMERICA'), ('CANADA', 'AMERICA'),
+  ('BRAZIL', 'AMERICA'), ('KENYA', 'AFRICA');
+CREATE TABLE sd_cust (c_key int4, c_name text, c_nation text, c_region text, c_seg text);
+INSERT INTO sd_cust SELECT i, 'Customer#' || lpad(i::text, 5, '0'), n_name, n_region,
+  CASE WHEN i % 13 = 0 THEN NULL ELSE (ARRAY['AUTO', 'BUILD', 'HOUSE'])[i % 3 + 1] END
+  FROM generate_series(1, 450) i
+  JOIN (SELECT n_name, n_region, row_number() OVER (ORDER BY n_name) - 1 AS r FROM sd_nation) n
+    ON n.r = i % 9;
+CREATE TABLE sd_part (p_key int4, p_cat text, p_brand text);
+INSERT INTO sd_part SELECT i, 'C' || (i % 4 + 1), 'C' || (i % 4 + 1) || lpad((i % 23)::text, 2, '0')
+  FROM generate_series(1, 800) i;
+-- a dimension whose keys repeat: each fact row joins two or three of its rows
+CREATE TABLE sd_dup (s_key int4, s_tag text);
+INSERT INTO sd_dup SELECT i % 400 + 1, 't' || (i % 5) FROM generate_series(0, 999) i;
+CREATE TABLE sd_empty (e_key int4);
+CREATE TABLE sf_fact (f_id int4, f_date int4, f_cust int4, f_part int4, f_qty int4,
+  f_disc int4, f_rev int4, f_cost int4);
+INSERT INTO sf_fact SELECT i,
+  19920000 + ((i * 7) % 84 / 12) * 10000 + ((i * 7) % 84 % 12 + 1) * 100 + 1,
+  CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 31) % 460 + 1 END,
+  (i * 17) % 820 + 1, i % 50 + 1, i % 11, 1000 + (i * 37) % 9000, 500 + (i * 13) % 4000
+  FROM generate_series(1, 30000) i;
+VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
+-- the plan under force: today each join is a GpuHashJoin of its own (one key set
+-- each) and the grouping runs on the CPU above them
+SET pg_gpu.force = on;
+EXPLAIN (COSTS OFF) SELECT d_year, c_nation, count(*), sum(f_rev - f_cost) AS profit
+  FROM sf_fact, sd_date, sd_cust
+  WHERE f_date = d_key AND f_cust = c_key AND c_region = 'ASIA' AND d_year BETWEEN 1993 AND 1996
+  GROUP BY d_year, c_nation ORDER BY d_year, c_nation;
+RESET pg_gpu.force;
+SET pg_gpu.enabled = off;
+\i sql/include/star_join_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+\i sql/include/star_join_q.sql
+-- a GPU failure in the middle of each: PostgreSQL's plan answers
+SET pg_gpu.debug_fail_after_chunks = 1;
+\i sql/include/star_join_q.sql
+RESET pg_gpu.debug_fail_after_chunks;
+RESET pg_gpu.force;
+DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
