@@ -48,9 +48,14 @@ SET pg_gpu.enabled = off;
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/star_join_q.sql
--- a GPU failure in the middle of each: PostgreSQL's plan answers
+-- a GPU failure after the first chunk of each scan (8 pages a chunk): PostgreSQL's
+-- plan answers; these fall back on purpose
+SET pg_gpu.expect_gpu = off;
+SET pg_gpu.chunk_pages = 8;
 SET pg_gpu.debug_fail_after_chunks = 1;
 \i sql/include/star_join_q.sql
 RESET pg_gpu.debug_fail_after_chunks;
+RESET pg_gpu.chunk_pages;
+RESET pg_gpu.expect_gpu;
 RESET pg_gpu.force;
 DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
