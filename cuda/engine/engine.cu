@@ -219,6 +219,40 @@ pg_gpu_engine_compiled(void)
 	return 1;
 }
 
+/*
+ * Why no device is usable, in the user's terms: no driver at all, a driver older
+ * than the CUDA runtime this build carries (both versions said), or no GPU
+ * (hidden by CUDA_VISIBLE_DEVICES, or none there).  rc: cudaGetDeviceCount's.
+ */
+static void
+no_device_error(pg_gpu_error *e, cudaError_t rc)
+{
+	int			drv = 0,
+				rt = 0;
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	(void) cudaGetLastError();
+	if (drv == 0)
+		set_error(e, PG_GPU_NO_DEVICE, "no NVIDIA driver found (libcuda could not be loaded)");
+	else if (rc == cudaErrorInsufficientDriver || drv < rt)
+		set_error(e, PG_GPU_NO_DEVICE,
+				  "the NVIDIA driver is too old for this build: it supports CUDA %d.%d, "
+				  "pg_gpu was built with CUDA %d.%d", drv / 1000, drv % 1000 / 10,
+				  rt / 1000, rt % 1000 / 10);
+	else if (rc == cudaSuccess || rc == cudaErrorNoDevice)
+	{
+		if (visible != NULL)
+			set_error(e, PG_GPU_NO_DEVICE, "no GPU visible (CUDA_VISIBLE_DEVICES=\"%.64s\")",
+					  visible);
+		else
+			set_error(e, PG_GPU_NO_DEVICE, "no NVIDIA GPU found");
+	}
+	else
+		from_cuda(e, rc, "cudaGetDeviceCount");
+}
+
 /* The start-up itself: the device count, device 0, its primary context. */
 static void
 init_device(void)
@@ -229,10 +263,7 @@ init_device(void)
 
 	if (rc != cudaSuccess || n == 0)
 	{
-		if (rc != cudaSuccess)
-			from_cuda(&e, rc, "cudaGetDeviceCount");
-		else
-			set_error(&e, PG_GPU_NO_DEVICE, "no CUDA device found");
+		no_device_error(&e, rc);
 		g_init_status = PG_GPU_NO_DEVICE;
 		memcpy(g_init_message, e.message, sizeof(g_init_message));
 		return;
