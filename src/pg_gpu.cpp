@@ -5,6 +5,7 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -42,6 +43,17 @@ extern "C" void
 _PG_init(void)
 {
 	PgGpuDefineGucs();
+	/*
+	 * Loaded on first use instead (CREATE EXTENSION, a pg_gpu function): the
+	 * session works, but its settings exist only where it has been loaded, and
+	 * the statistics have no shared memory.  Say so once, in this session.
+	 */
+	if (!process_shared_preload_libraries_in_progress && !IsParallelWorker())
+		ereport(WARNING,
+				(errmsg("pg_gpu is loaded without shared_preload_libraries"),
+				 errdetail("Sessions that have not loaded pg_gpu do not know its pg_gpu.* settings, "
+						   "and pg_gpu_stats counts only this session's queries."),
+				 errhint("Add pg_gpu to shared_preload_libraries in postgresql.conf and restart the server.")));
 	if (process_shared_preload_libraries_in_progress)
 	{
 		prev_shmem_request_hook = shmem_request_hook;
