@@ -99,13 +99,11 @@ unittest: test/engine_test
 
 # make test: build, engine unit tests, pg_regress on a throwaway preloaded cluster,
 # then PostgreSQL's own regression files (pgcheck) and 300 random differential
-# queries with a new seed (fuzz), both with the engine emulated on the CPU
+# queries with a new seed (fuzz), both with the engine emulated on the CPU.  One
+# line a stage and a verdict (scripts/test.sh; logs in tmp/test-logs/); V=1 shows
+# everything.
 test: deps
-	$(MAKE) all
-	$(MAKE) unittest
-	scripts/regress.sh
-	scripts/pgcheck.sh
-	python3 scripts/fuzz.py --queries 300
+	@V=$(V) scripts/test.sh
 
 # On the GPU host (after `source .gpuhost/pg-up` and make install): the regression
 # suite with every fallback of a query meant for the GPU turned into a warning,

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make test: every stage with its output in tmp/test-logs/<stage>.log and one line
+# here (what it checked, or where it failed, with the end of its log), then one
+# verdict line.  V=1 shows every stage's output as it runs.
+#
+# Stages: build; engine unit tests; pg_regress on a throwaway preloaded cluster
+# (plain, then with the engine emulated on the CPU, and the off/forced halves
+# compared); PostgreSQL's own regression files off vs forced (pgcheck); 300 random
+# differential queries with a new seed (fuzz).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=tmp/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+MAKE=${MAKE:-make}
+failed=0
+stages=0
+
+# stage NAME SUMMARY-REGEX COMMAND...: run it, print one line
+stage() {
+  local name=$1 pat=$2 rc t0 t1 line
+  shift 2
+  stages=$((stages + 1))
+  t0=$(date +%s)
+  if [ "${V:-0}" = 1 ]; then
+    "$@" 2>&1 | tee "$logs/$name.log"
+    rc=${PIPESTATUS[0]}
+  else
+    "$@" > "$logs/$name.log" 2>&1
+    rc=$?
+  fi
+  t1=$(date +%s)
+  line=$(grep -E "$pat" "$logs/$name.log" | tail -2 | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+  if [ "$rc" = 0 ]; then
+    printf '%-9s ok    %4ss  %s\n' "$name" $((t1 - t0)) "$line"
+  else
+    failed=$((failed + 1))
+    printf '%-9s FAIL  %4ss  %s (log: %s)\n' "$name" $((t1 - t0)) "$line" "$logs/$name.log"
+    tail -40 "$logs/$name.log" | sed 's/^/    /'
+  fi
+  return "$rc"
+}
+
+stage build 'pg_gpu: building|nvcc not found' $MAKE -s all ||
+  { echo "pg_gpu tests: the build failed, nothing else ran"; exit 1; }
+stage unittest 'passed, [0-9]+ failed|skipped' $MAKE -s unittest
+stage regress 'tests passed|tests? failed|passed, [0-9]+ failed' scripts/regress.sh
+stage pgcheck '^pgcheck: [0-9]+ files' scripts/pgcheck.sh
+stage fuzz '^fuzz: seed [0-9]+, ' python3 scripts/fuzz.py --queries 300
+echo "pg_gpu tests: $stages stages, $failed failed (logs in $logs/)"
+[ "$failed" = 0 ]
