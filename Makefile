@@ -90,7 +90,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck pgcheck demo bench fuzz ssb
+.PHONY: deps test unittest gpucheck pgcheck demo demo-stop bench fuzz ssb
 deps:
 	@scripts/deps.sh
 
@@ -118,8 +118,12 @@ pgcheck:
 	scripts/pgcheck.sh
 
 demo: deps
-	$(MAKE) all
-	scripts/demo.sh
+	@$(MAKE) -s all
+	@scripts/demo.sh
+
+# the cluster make demo leaves running
+demo-stop:
+	@scripts/demo.sh --stop
 
 bench:
 	bench/run.sh
