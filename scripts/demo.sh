@@ -91,7 +91,8 @@ for sql in "${queries[@]}"; do
       where="CPU"
     fi
     printf '%-62s %-9s %10s  %s\n' "${sql:0:62}" "$([ $mode = on ] && echo $label || echo off)" "$ms" "$where"
-    if [ $mode = off ]; then total_off=$(echo "$total_off + $ms" | bc); else total_on=$(echo "$total_on + $ms" | bc); fi
+    if [ $mode = off ]; then total_off=$(awk "BEGIN { print $total_off + ${ms:-0} }")
+    else total_on=$(awk "BEGIN { print $total_on + ${ms:-0} }"); fi
   done
 done
 echo
@@ -105,7 +106,7 @@ q -c "SET extra_float_digits = 0" -c "$on_set" -c "${queries[0]}"
 if [ -n "$gpu" ]; then
   echo "Conclusion: $ran_gpu of ${#queries[@]} queries ran on the GPU; all ${#queries[@]} took" \
        "$total_on ms with pg_gpu against $total_off ms without" \
-       "($(echo "scale=1; $total_off / $total_on" | bc)x)."
+       "($(awk "BEGIN { printf \"%.1f\", $total_off / ($total_on > 0 ? $total_on : 1) }")x)."
 else
   echo "Conclusion: $ran_gpu of ${#queries[@]} queries ran pg_gpu's GPU path (emulated on the CPU)" \
        "and gave PostgreSQL's answers (float sums to within their last digits, as above); on a machine with an NVIDIA GPU the same demo times the GPU."
