@@ -92,7 +92,13 @@ struct task_operator;
 struct gpu_agg : pg_gpu_agg
 {
 	const task_operator *op = nullptr;	/* the task's kind, fixed at begin */
-	cudaStream_t main_stream = legacy_stream;	/* the synchronous steps' stream */
+	/*
+	 * The synchronous steps' stream: the legacy default stream, and only that.
+	 * Those steps mix launches on it with blocking cudaMemset/cudaMemcpy and
+	 * device_free, and rely on the legacy stream's ordering with them; a stream
+	 * of their own would need explicit synchronisation at each such step.
+	 */
+	static constexpr cudaStream_t main_stream = legacy_stream;
 	pg_gpu_agg_task task;
 	int			capacity = 0;
 	int			max_blocks = 0;

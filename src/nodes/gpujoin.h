@@ -214,7 +214,6 @@ typedef struct GpuJoinSlotState
 
 	/* instrumentation */
 	int64		rows_probed;
-	int64		keys_probed;
 	int64		batches;
 	uint64		bytes_h2d;
 	instr_time	t_input;		/* pulling rows, keeping them, their keys */

@@ -306,7 +306,6 @@ next_batch(GpuJoinSlotState *s)
 	INSTR_TIME_SET_CURRENT(t0);
 	INSTR_TIME_ACCUM_DIFF(s->t_probe, t0, t1);
 	s->rows_probed += s->nrows;
-	s->keys_probed += keys.n;
 	s->bytes_h2d += keys.text ? keys.dlen + (keys.n + 1) * sizeof(uint64)
 		: keys.n * sizeof(int64);
 	s->batches++;

@@ -357,8 +357,7 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 		probe_rows * (key_width + 8) / BLCKSZ * pg_gpu_copy_page_cost;
 	double		first = probe_rows > 0 ? Min(1.0, pg_gpu_join_batch_rows / probe_rows) : 1.0;
 
-	cpath->path.startup_cost = probe_path->startup_cost + sj.build_cost + pg_gpu_startup_cost +
-		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
+	cpath->path.startup_cost = probe_path->startup_cost + sj.build_cost + PgGpuStartupCost() +
 		(sj.jointype == JOIN_INNER ? sj.build_path->rows * 2 * cpu_tuple_cost : 0.0) +
 		first * probe_cost;
 	cpath->path.total_cost = cpath->path.startup_cost + (1.0 - first) * probe_cost +

@@ -267,8 +267,7 @@ gpusort_slot_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_r
 	 */
 	const double kSlotRowCost = 5 * cpu_tuple_cost;
 
-	cpath->path.startup_cost = child->total_cost + pg_gpu_startup_cost +
-		(pg_gpu_engine_initialized() ? 0.0 : pg_gpu_init_cost) +
+	cpath->path.startup_cost = child->total_cost + PgGpuStartupCost() +
 		rows * (kSlotRowCost + task->nkeys * cpu_operator_cost + pg_gpu_tuple_cost);
 	cpath->path.total_cost = cpath->path.startup_cost + rows * kSlotRowCost;
 	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* gpusort_scroll.h */
@@ -295,15 +294,13 @@ PlanGpuSortSlotPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_pat
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = (Plan *) linitial(custom_plans);
-	GpuSortSlotPrivate priv;
 
 	/* the scan tuple is the child's row: the plan's output is computed from it */
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	GpuSortSlotPrivateRead(best_path->custom_private, &priv);
-	cscan->custom_private = GpuSortSlotPrivateBuild(&priv);
+	cscan->custom_private = best_path->custom_private;	/* built by GpuSortSlotPrivateBuild */
 	cscan->custom_scan_tlist = (List *) copyObject(child->targetlist);
 	cscan->methods = &gpusort_scan_methods;
 	return &cscan->scan.plan;

@@ -51,11 +51,19 @@ PgGpuPlainTable(PlannerInfo *root, RelOptInfo *input_rel, double scan_cost)
  * unless another scan of the query starts it first),
  * pages read in place or copied, and tuple_factor units of per-tuple GPU work.
  */
+/* Starting GPU work for a query, and CUDA too where this backend has not yet. */
+double
+PgGpuStartupCost(bool first)
+{
+	return pg_gpu_startup_cost +
+		(pg_gpu_engine_initialized() || !first ? 0.0 : pg_gpu_init_cost);
+}
+
+
 double
 PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first)
 {
-	double		startup = pg_gpu_startup_cost +
-		(pg_gpu_engine_initialized() || !first ? 0.0 : pg_gpu_init_cost);
+	double		startup = PgGpuStartupCost(first);
 	bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
 		input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
 

@@ -26,6 +26,7 @@ RangeTblEntry *PgGpuPlainTable(PlannerInfo *root, RelOptInfo *input_rel, double 
  * unless first is false or it ran already), pages read in place or copied, and
  * tuple_factor units of per-tuple GPU work.
  */
+double		PgGpuStartupCost(bool first = true);
 double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = true);
 
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
