@@ -640,6 +640,18 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					x.len = 0;
 					break;
 				}
+			case PG_GPU_OP_SET_VAL:
+				{
+					const pg_gpu_set_ref &set = task.sets[in.a];
+					pval	   &x = st[sp - 1];
+					int64_t		i = (x.null || !set.nonempty) ? -1 : set_find(set, x, in.type);
+					uint64_t	at = (uint64_t) in.b * set.pay_n + (uint64_t) i;
+
+					x.null = i < 0 || ((const uint8_t *) (uintptr_t) set.pay_null)[at] != 0;
+					x.bits = x.null ? 0 : ((const uint64_t *) (uintptr_t) set.pay)[at];
+					x.len = 0;
+					break;
+				}
 			default:
 				return false;
 		}

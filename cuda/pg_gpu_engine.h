@@ -110,7 +110,7 @@ int			pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err);
 #define PG_GPU_MAX_STACK 16
 #define PG_GPU_MAX_DEFORM_ATTS 256
 #define PG_GPU_AGG_SLOTS 3		/* chunks in flight */
-#define PG_GPU_MAX_SETS 4			/* key sets a task probes (IN_SET) */
+#define PG_GPU_MAX_SETS 8			/* key sets a task probes (IN_SET) */
 
 /* Value types the kernels decode and compute with. */
 typedef enum pg_gpu_coltype
@@ -166,8 +166,13 @@ typedef enum pg_gpu_opcode
 								 * b = 1: a join's match, NULL never matches */
 	PG_GPU_OP_SET_MULT,			/* a: key set; the number of the set's keys
 								 * equal to x (int8; 0 when none or NULL) */
-	PG_GPU_OP_SET_ORD			/* a: key set; 1 + the index of the key equal
+	PG_GPU_OP_SET_ORD,			/* a: key set; 1 + the index of the key equal
 								 * to x (int8), NULL when none or x is NULL */
+	PG_GPU_OP_SET_VAL			/* a: key set, b: one of its payload columns;
+								 * the column's word in the row of the key
+								 * equal to x, NULL when none, x is NULL or
+								 * the value is (a star join's dimension
+								 * column: pg_gpu_keyset_payload) */
 } pg_gpu_opcode;
 
 typedef enum pg_gpu_cmp
@@ -227,6 +232,11 @@ typedef struct pg_gpu_set_ref
 	uint64_t	max_mult;		/* the largest of them (0: no mult) */
 	uint64_t	trie;			/* not 0: a dictionary's trie (trie.cuh's
 								 * trie_view) answers instead of tab */
+	uint64_t	pay;			/* payload: npay columns of n words, column
+								 * after column, row i for the key of index i */
+	uint64_t	pay_null;		/* ... and a byte per word, 1: NULL */
+	uint64_t	pay_n;			/* rows per payload column */
+	int32_t		npay;
 	int32_t		type;
 	uint8_t		has_null;		/* the set's source held a NULL */
 	uint8_t		nonempty;		/* ... held at least one value, NULL or not */
@@ -503,6 +513,15 @@ pg_gpu_status pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_err
 
 /* Distinct keys in the set. */
 uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
+
+/*
+ * Attach a payload to the set of n keys (a star join's dimension columns):
+ * ncols columns of n words (vals[c * n + i] for key i, in the order the keys
+ * were given; nulls likewise, 1: NULL), copied where the set lives; SET_VAL
+ * reads them.  Call before pg_gpu_keyset_ref.
+ */
+pg_gpu_status pg_gpu_keyset_payload(pg_gpu_keyset *ks, int ncols, const uint64_t *vals,
+									const uint8_t *nulls, pg_gpu_error *err);
 
 /*
  * The set as a task's kernels probe it (has_null and nonempty are the caller's:

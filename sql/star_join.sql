@@ -10,6 +10,8 @@ CREATE TABLE sd_date (d_key int4, d_year int4, d_month text);
 INSERT INTO sd_date SELECT 19920000 + (i / 12) * 10000 + (i % 12 + 1) * 100 + 1, 1992 + i / 12,
   (ARRAY['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'])[i % 12 + 1]
   FROM generate_series(0, 83) i;
+-- a dimension row whose key is NULL joins nothing
+INSERT INTO sd_date VALUES (NULL, 2001, 'Xxx');
 CREATE TABLE sd_nation (n_name text, n_region text);
 INSERT INTO sd_nation VALUES ('CHINA', 'ASIA'), ('JAPAN', 'ASIA'), ('INDIA', 'ASIA'),
   ('FRANCE', 'EUROPE'), ('GERMANY', 'EUROPE'), ('PERU', 'AMERICA'), ('CANADA', 'AMERICA'),
@@ -20,8 +22,9 @@ INSERT INTO sd_cust SELECT i, 'Customer#' || lpad(i::text, 5, '0'), n_name, n_re
   FROM generate_series(1, 450) i
   JOIN (SELECT n_name, n_region, row_number() OVER (ORDER BY n_name) - 1 AS r FROM sd_nation) n
     ON n.r = i % 9;
-CREATE TABLE sd_part (p_key int4, p_cat text, p_brand text);
-INSERT INTO sd_part SELECT i, 'C' || (i % 4 + 1), 'C' || (i % 4 + 1) || lpad((i % 23)::text, 2, '0')
+CREATE TABLE sd_part (p_key int4, p_cat text, p_brand text, p_size char(6), p_weight float8);
+INSERT INTO sd_part SELECT i, 'C' || (i % 4 + 1), 'C' || (i % 4 + 1) || lpad((i % 23)::text, 2, '0'),
+  (ARRAY['S', 'M', 'L', 'XL'])[i % 4 + 1], CASE WHEN i % 17 = 0 THEN NULL ELSE i * 0.25 END
   FROM generate_series(1, 800) i;
 -- a dimension whose keys repeat: each fact row joins two or three of its rows
 CREATE TABLE sd_dup (s_key int4, s_tag text);
@@ -35,8 +38,9 @@ INSERT INTO sf_fact SELECT i,
   (i * 17) % 820 + 1, i % 50 + 1, i % 11, 1000 + (i * 37) % 9000, 500 + (i * 13) % 4000
   FROM generate_series(1, 30000) i;
 VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
--- the plan under force: today each join is a GpuHashJoin of its own (one key set
--- each) and the grouping runs on the CPU above them
+-- the plan under force: one GpuAgg scans the fact table, probes a key set per
+-- dimension (their group columns its payload) and groups on the GPU; the
+-- children are PostgreSQL's plan (the fallback) and each dimension's plan
 SET pg_gpu.force = on;
 EXPLAIN (COSTS OFF) SELECT d_year, c_nation, count(*), sum(f_rev - f_cost) AS profit
   FROM sf_fact, sd_date, sd_cust

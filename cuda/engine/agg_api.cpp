@@ -40,10 +40,13 @@ valid_agg_task(const pg_gpu_agg_task *t)
 			return false;
 		/* a set the caller filled in */
 		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT ||
-			 in.op == PG_GPU_OP_SET_ORD) &&
+			 in.op == PG_GPU_OP_SET_ORD || in.op == PG_GPU_OP_SET_VAL) &&
 			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS ||
 			 (t->sets[in.a].tab == 0 && t->sets[in.a].trie == 0) ||
 			 (in.op == PG_GPU_OP_SET_MULT && t->sets[in.a].mult == 0) ||
+			 (in.op == PG_GPU_OP_SET_VAL && (in.b >= (uint32_t) t->sets[in.a].npay ||
+											 t->sets[in.a].trie != 0 ||
+											 t->sets[in.a].pay == 0)) ||
 			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
 			return false;
 		/* text constants lie inside the pool */

@@ -128,6 +128,13 @@ engine_keyset_free(engine_keyset *)
 {
 }
 
+pg_gpu_status
+engine_keyset_payload(engine_keyset *, int, uint64_t, const uint64_t *, const uint8_t *,
+					  pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
 void
 engine_keyset_ref(const engine_keyset *, pg_gpu_set_ref *)
 {

@@ -25,6 +25,10 @@ struct engine_keyset
 	uint64_t   *d_mult = nullptr;	/* per least index: keys equal to it */
 	uint64_t	max_mult = 0;	/* the largest of them */
 	uint64_t	mask = 0;
+	uint64_t   *d_pay = nullptr;	/* the payload (engine_keyset_payload) */
+	uint8_t    *d_pay_null = nullptr;
+	uint64_t	pay_n = 0;
+	int			npay = 0;
 };
 
 static __global__ void
@@ -242,7 +246,33 @@ engine_keyset_free(engine_keyset *ks)
 	device_free(ks->d_off);
 	device_free(ks->d_tab);
 	device_free(ks->d_mult);
+	device_free(ks->d_pay);
+	device_free(ks->d_pay_null);
 	delete ks;
+}
+
+pg_gpu_status
+engine_keyset_payload(engine_keyset *ks, int ncols, uint64_t n, const uint64_t *vals,
+					  const uint8_t *nulls, pg_gpu_error *err)
+{
+	uint64_t	words = (uint64_t) ncols * n;
+	pg_gpu_status st;
+
+	device_free(ks->d_pay);
+	device_free(ks->d_pay_null);
+	ks->d_pay = nullptr;
+	ks->d_pay_null = nullptr;
+	ks->npay = 0;
+	if ((st = device_alloc(words * sizeof(uint64_t), (void **) &ks->d_pay, err)) != PG_GPU_OK ||
+		(st = device_alloc(words, (void **) &ks->d_pay_null, err)) != PG_GPU_OK ||
+		(st = cuda_status(err, cudaMemcpy(ks->d_pay, vals, words * sizeof(uint64_t),
+										  cudaMemcpyHostToDevice), "cudaMemcpy")) != PG_GPU_OK ||
+		(st = cuda_status(err, cudaMemcpy(ks->d_pay_null, nulls, words, cudaMemcpyHostToDevice),
+						  "cudaMemcpy")) != PG_GPU_OK)
+		return st;
+	ks->pay_n = n;
+	ks->npay = ncols;
+	return PG_GPU_OK;
 }
 
 void
@@ -255,6 +285,10 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 	out->off = (uint64_t) (uintptr_t) ks->keys.off;
 	out->mult = (uint64_t) (uintptr_t) ks->d_mult;
 	out->max_mult = ks->max_mult;
+	out->pay = (uint64_t) (uintptr_t) ks->d_pay;
+	out->pay_null = (uint64_t) (uintptr_t) ks->d_pay_null;
+	out->pay_n = ks->pay_n;
+	out->npay = ks->npay;
 }
 
 /* ---- bulk lookups in any set: a key set or a dictionary (dict/trie.cu) ---- */

@@ -32,6 +32,10 @@ struct pg_gpu_keyset
 	std::vector<uint64_t> tab;
 	std::vector<uint64_t> mult;
 	uint64_t	max_mult = 0;
+	/* emulated: the payload (pg_gpu_keyset_payload) */
+	std::vector<uint64_t> pay;
+	std::vector<uint8_t> pay_null;
+	int			npay = 0;
 	engine_keyset *dev = nullptr;
 };
 
@@ -97,6 +101,10 @@ static const keyset_ops host_keyset_ops = {
 		out->off = (uint64_t) (uintptr_t) ks->off.data();
 		out->mult = (uint64_t) (uintptr_t) ks->mult.data();
 		out->max_mult = ks->max_mult;
+		out->pay = (uint64_t) (uintptr_t) ks->pay.data();
+		out->pay_null = (uint64_t) (uintptr_t) ks->pay_null.data();
+		out->pay_n = ks->n;
+		out->npay = ks->npay;
 	},
 };
 
@@ -209,6 +217,27 @@ extern "C" uint64_t
 pg_gpu_keyset_size(const pg_gpu_keyset *ks)
 {
 	return ks->distinct;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_keyset_payload(pg_gpu_keyset *ks, int ncols, const uint64_t *vals, const uint8_t *nulls,
+					  pg_gpu_error *err)
+{
+	if (ncols <= 0 || ks->n == 0)
+		return PG_GPU_OK;
+	if (ks->dev)
+		return engine_keyset_payload(ks->dev, ncols, ks->n, vals, nulls, err);
+	try
+	{
+		ks->pay.assign(vals, vals + (uint64_t) ncols * ks->n);
+		ks->pay_null.assign(nulls, nulls + (uint64_t) ncols * ks->n);
+	}
+	catch (const std::bad_alloc &)
+	{
+		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set's payload");
+	}
+	ks->npay = ncols;
+	return PG_GPU_OK;
 }
 
 extern "C" void

@@ -23,6 +23,11 @@ pg_gpu_status engine_keyset_ordinals(engine_keyset *dev, uint64_t n, int64_t *ou
 									 pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
 
+/* A payload for the set's n keys (pg_gpu_keyset_payload), copied to the device. */
+pg_gpu_status engine_keyset_payload(engine_keyset *dev, int ncols, uint64_t n,
+									const uint64_t *vals, const uint8_t *nulls,
+									pg_gpu_error *err);
+
 /*
  * A set over n keys already in device memory (vals, or data and n + 1 offsets),
  * which it takes over (freeing them on failure too).

@@ -45,3 +45,18 @@ SELECT p_brand, sum(f_rev) AS revenue FROM sf_fact JOIN sd_part ON f_part = p_ke
 -- the rows themselves, in order
 SELECT md5(string_agg(f_id || ':' || c_name || ':' || d_key, ',' ORDER BY f_id))
   FROM sf_fact, sd_cust, sd_date WHERE f_cust = c_key AND f_date = d_key AND c_nation = 'JAPAN';
+-- dimension columns in the aggregates' arguments and in key expressions
+SELECT d_year / 2 AS biennium, sum(f_rev + d_year) AS s1, max(d_year * 100 + f_qty) AS m1
+  FROM sf_fact JOIN sd_date ON f_date = d_key GROUP BY d_year / 2 ORDER BY 1;
+-- a bpchar and a float dimension column as group keys, NULL attributes included
+SELECT p_size, p_weight, count(*), sum(f_qty)
+  FROM sf_fact JOIN sd_part ON f_part = p_key WHERE p_key < 40
+  GROUP BY p_size, p_weight ORDER BY 1, 2;
+SELECT p_size, d_month, avg(p_weight) AS w, count(*)
+  FROM sf_fact, sd_part, sd_date
+  WHERE f_part = p_key AND f_date = d_key AND d_year BETWEEN 1993 AND 1996
+  GROUP BY p_size, d_month ORDER BY p_size, d_month;
+-- HAVING on a dimension column
+SELECT c_region, d_year, count(*) FROM sf_fact, sd_cust, sd_date
+  WHERE f_cust = c_key AND f_date = d_key
+  GROUP BY c_region, d_year HAVING c_region < 'B' AND d_year > 1995 ORDER BY 1, 2;

@@ -423,6 +423,48 @@ PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set, bool o
 	return true;
 }
 
+PgGpuPayloadVar *
+PgGpuFindPayloadVar(PgGpuCompiler *c, Var *v)
+{
+	ListCell   *lc;
+
+	if (v->varlevelsup != 0)
+		return NULL;
+	foreach(lc, c->payload_vars)
+	{
+		PgGpuPayloadVar *pv = (PgGpuPayloadVar *) lfirst(lc);
+
+		if (pv->var->varno == v->varno && pv->var->varattno == v->varattno)
+			return pv;
+	}
+	return NULL;
+}
+
+/* The probe's key, then the payload word of the row it finds. */
+static bool
+compile_payload(PgGpuCompiler *c, PgGpuPayloadVar *pv)
+{
+	int			t;
+
+	return compile(c, pv->probe, &t) &&
+		emit(c, PG_GPU_OP_SET_VAL, pv->keytype, pv->set, (uint32) pv->col, 0);
+}
+
+bool
+PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr *out)
+{
+	int			start = c->task->nprog;
+
+	c->depth = 0;
+	if (!is_text(pv->valtype) || !compile_payload(c, pv) || c->depth != 1)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = (uint16) start;
+	out->len = (uint16) (c->task->nprog - start);
+	out->type = PG_GPU_INT8;
+	return true;
+}
+
 /* A join's key equality: the probe side, then a match in the other side's set. */
 static bool
 compile_set_test(PgGpuCompiler *c, PgGpuSetTest *st, int *type)
@@ -737,6 +779,16 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 				Var		   *v = (Var *) e;
 				int			t = PgGpuValueType(v->vartype);
 
+				if (v->varno != (int) c->relid && v->varlevelsup == 0)
+				{
+					/* a dimension's column: its payload, text only as a key's code */
+					PgGpuPayloadVar *pv = PgGpuFindPayloadVar(c, v);
+
+					if (pv == NULL || is_text(pv->valtype) || t != pv->valtype)
+						return false;
+					*type = t;
+					return compile_payload(c, pv);
+				}
 				if (v->varno != (int) c->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
 					t == 0)
 					return false;

@@ -37,6 +37,8 @@ typedef struct PgGpuCompiler
 	uint8		atttype[PG_GPU_MAX_COLS];
 	List	   *set_sources;	/* where each of task->sets comes from (below) */
 	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
+	List	   *payload_vars;	/* PgGpuPayloadVar: other tables' columns read
+								 * through a key set's payload (star joins) */
 	struct PlannerInfo *root;	/* the query's, when planning (NULL: no
 								 * subplan's keys collected on the GPU) */
 	PgGpuCollectTaskFn collect_task;	/* with root: the planner's collect
@@ -50,7 +52,8 @@ typedef struct PgGpuCompiler
  *   ARRAY:  a Const array, the value type of its elements
  *   CHILD:  index in custom_plans, resno of the key in the child's output, value
  *           type, Integer unique (1: keys must be unique, 2: keep the child's rows
- *           too, for a GpuHashJoin that outputs them), label for EXPLAIN[, a
+ *           too, for a GpuHashJoin that outputs them), label for EXPLAIN, the
+ *           payload's value types (a star join's dimension columns)[, a
  *           collect task (pg_gpu_engine.h) over the build table's pages, that
  *           table's OID]; with the task, the GPU collects the keys and the child
  *           runs only if it cannot
@@ -78,6 +81,7 @@ typedef enum PgGpuSetSourceIndex
 	PG_GPU_SRC_CHILD_VALTYPE,
 	PG_GPU_SRC_CHILD_UNIQUE,
 	PG_GPU_SRC_CHILD_LABEL,
+	PG_GPU_SRC_CHILD_PAYLOAD,	/* IntList: payload columns' value types */
 	PG_GPU_SRC_CHILD_TASK,		/* optional, with the next */
 	PG_GPU_SRC_CHILD_RELID,
 	PG_GPU_SRC_DICT_NAME = 1,
@@ -98,6 +102,9 @@ typedef struct PgGpuSetSource
 	Integer    *unique;			/* CHILD: 1 unique keys, 2 rows kept (the
 								 * planner may set it after adding the source) */
 	String	   *label;			/* CHILD: for EXPLAIN */
+	List	   *payload;		/* CHILD: the value types (PgGpuValueType) of
+								 * the payload columns, the child's columns
+								 * after resno (NIL: none; then no collect task) */
 	const char *dict;			/* DICT */
 	int			plan_id;		/* SUBPLAN */
 	Const	   *task;			/* CHILD, SUBPLAN: a collect task, or NULL */
@@ -121,6 +128,7 @@ PgGpuSetSourceBuild(const PgGpuSetSource *s)
 			l = lappend(l, makeInteger(s->valtype));
 			l = lappend(l, s->unique);
 			l = lappend(l, s->label);
+			l = lappend(l, s->payload);
 			Assert(list_length(l) == PG_GPU_SRC_CHILD_TASK);
 			break;
 		default:
@@ -156,6 +164,7 @@ PgGpuSetSourceRead(List *l, PgGpuSetSource *s)
 			s->valtype = intVal(list_nth(l, PG_GPU_SRC_CHILD_VALTYPE));
 			s->unique = (Integer *) list_nth(l, PG_GPU_SRC_CHILD_UNIQUE);
 			s->label = (String *) list_nth(l, PG_GPU_SRC_CHILD_LABEL);
+			s->payload = (List *) list_nth(l, PG_GPU_SRC_CHILD_PAYLOAD);
 			at = PG_GPU_SRC_CHILD_TASK;
 			break;
 		default:
@@ -179,6 +188,31 @@ typedef struct PgGpuSetTest
 	int			set;
 	int			keytype;		/* comparison type (PgGpuSetKeyType) */
 } PgGpuSetTest;
+
+/*
+ * A column of a star join's dimension (any relation but the scanned table),
+ * read as payload column col of the key set set, found by the scanned table's
+ * key probe (comparison type keytype).  Text columns travel as codes (the
+ * ordinal of the first row with an equal value): only a GROUP BY key may read
+ * them (PgGpuCompilePayloadCode), and the executor decodes them.
+ */
+#define PG_GPU_MAX_PAYLOAD 8		/* payload columns of one key set */
+
+typedef struct PgGpuPayloadVar
+{
+	Var		   *var;
+	Expr	   *probe;
+	int			keytype;
+	int			set;
+	int			col;
+	int			valtype;		/* PgGpuValueType of the column */
+} PgGpuPayloadVar;
+
+/* The payload column that reads Var v, or NULL. */
+PgGpuPayloadVar *PgGpuFindPayloadVar(PgGpuCompiler *c, Var *v);
+
+/* A GROUP BY key that is a text payload column: its code, as an int8 program. */
+bool		PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr *out);
 
 /*
  * Add a set of the engine's key-set type settype (PgGpuSetType) and its source;

@@ -38,6 +38,9 @@ typedef enum GpuAggPrivateIndex
 	GPUAGG_PRIV_SETS,			/* List: where each key set of the task comes from
 								 * (expr_compile.h); a join's build side is the
 								 * second of custom_plans */
+	GPUAGG_PRIV_KEY_CODES,		/* IntList: per grouping key, -1 or the text
+								 * payload it codes (set * PG_GPU_MAX_PAYLOAD
+								 * + column; a star join's dimension column) */
 	GPUAGG_PRIV_COUNT,
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
@@ -55,6 +58,7 @@ typedef struct GpuAggPrivate
 	String	   *filter_text;
 	List	   *finalfns;
 	List	   *sets;
+	List	   *key_codes;
 	/* the path's only */
 	List	   *scan_tlist;
 	Node	   *having;
@@ -74,6 +78,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->filter_text);
 	l = lappend(l, p->finalfns);
 	l = lappend(l, p->sets);
+	l = lappend(l, p->key_codes);
 	Assert(list_length(l) == GPUAGG_PRIV_COUNT);
 	if (!path)
 		return l;
@@ -95,6 +100,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->filter_text = (String *) list_nth(l, GPUAGG_PRIV_FILTER_TEXT);
 	p->finalfns = (List *) list_nth(l, GPUAGG_PRIV_FINALFN);
 	p->sets = (List *) list_nth(l, GPUAGG_PRIV_SETS);
+	p->key_codes = (List *) list_nth(l, GPUAGG_PRIV_KEY_CODES);
 	if (list_length(l) < GPUAGG_PATH_COUNT)
 		return;
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);
@@ -113,6 +119,7 @@ typedef struct GpuAggState
 	int		   *out_coltype;
 	int		   *out_col;
 	Oid			key_typid[PG_GPU_MAX_KEYS];
+	int			key_code[PG_GPU_MAX_KEYS];	/* GPUAGG_PRIV_KEY_CODES */
 	bool		direct;			/* emit final values (see above) */
 	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
 	MemoryContext row_cxt;		/* an output row's partial states */

@@ -80,6 +80,8 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 
 	PgGpuTableNodeBegin(&s->t, priv.task);
 	s->t.nkeys = s->t.task.nkeys;
+	for (int j = 0; j < PG_GPU_MAX_KEYS; j++)
+		s->key_code[j] = j < list_length(priv.key_codes) ? list_nth_int(priv.key_codes, j) : -1;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
 		if (k >= s->t.nkeys)
@@ -157,7 +159,18 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	for (int k = 0; k < nkeys; k++)
 	{
 		slot->tts_isnull[k] = (nullmask >> k) & 1;
-		slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 : key_datum(s->key_typid[k], keys[k]);
+		if (slot->tts_isnull[k])
+			slot->tts_values[k] = (Datum) 0;
+		else if (s->key_code[k] >= 0)
+		{
+			/* a dimension's text column, grouped by its code */
+			int			c = s->key_code[k];
+
+			slot->tts_values[k] =
+				s->t.sets.pay_text[c / PG_GPU_MAX_PAYLOAD][c % PG_GPU_MAX_PAYLOAD][keys[k]];
+		}
+		else
+			slot->tts_values[k] = key_datum(s->key_typid[k], keys[k]);
 	}
 	for (int i = 0; i < s->nout; i++)
 	{

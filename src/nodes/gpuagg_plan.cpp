@@ -101,6 +101,8 @@ typedef struct GpuAggBuild
 	List	   *out_state;
 	List	   *out_coltype;
 	List	   *out_col;
+	List	   *key_codes;		/* per key: -1, or a text payload's set *
+								 * PG_GPU_MAX_PAYLOAD + column */
 } GpuAggBuild;
 
 /* An aggregate's argument as an engine input (shared by equal arguments). */
@@ -214,9 +216,96 @@ add_upper_expr(GpuAggBuild *b, Node *expr)
 }
 
 
-void
-PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-			  GroupPathExtraData *extra)
+/*
+ * A star join's dimensions as key sets of the task: each join's equality a
+ * qual of the scan (*join_quals), and the dimensions' columns that the groups
+ * and the aggregates read (the Vars of exprs) payload columns of their sets,
+ * taken from each dimension's plan.  An inner join's keys must be unique (the
+ * executor checks: else PostgreSQL's join runs).  False if the task cannot.
+ */
+static bool
+star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, List *exprs,
+		  List **join_quals, double *build_cost)
+{
+	List	   *vars = pull_var_clause((Node *) exprs, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	*build_cost = 0;
+	for (int d = 0; d < star->ndims; d++)
+	{
+		PgGpuSetJoin *sj = &star->dims[d];
+		List	   *build_vars = NIL;
+		List	   *payload = NIL;
+		List	   *test;
+		Integer    *unique;
+		int			set;
+		int			col = 0;
+
+		foreach(lc, vars)
+		{
+			Var		   *v = (Var *) lfirst(lc);
+
+			if (!IsA(v, Var) || v->varlevelsup != 0)
+				return false;
+			if (!bms_is_member(v->varno, sj->build->relids))
+				continue;
+			if (PgGpuValueType(v->vartype) == 0 || sj->jointype != JOIN_INNER)
+				return false;
+			build_vars = list_append_unique(build_vars, v);
+		}
+		if (list_length(build_vars) > PG_GPU_MAX_PAYLOAD)
+			return false;
+		foreach(lc, build_vars)
+			payload = lappend_int(payload, PgGpuValueType(((Var *) lfirst(lc))->vartype));
+		if (build_vars != NIL)
+			PgGpuKeepBuildRows(root, sj, build_vars);
+		test = PgGpuJoinSetTest(root, &b->comp, sj, relid, &unique, &set, false, payload, 1 + d);
+		if (test == NIL)
+			return false;
+		if (sj->jointype == JOIN_INNER)
+			unique->ival = 1;
+		*join_quals = list_concat(*join_quals, test);
+		*build_cost += sj->build_cost;
+		foreach(lc, build_vars)
+		{
+			PgGpuPayloadVar *pv = (PgGpuPayloadVar *) palloc0(sizeof(PgGpuPayloadVar));
+
+			pv->var = (Var *) lfirst(lc);
+			pv->probe = sj->probe_key;
+			pv->keytype = sj->keytype;
+			pv->set = set;
+			pv->col = col++;
+			pv->valtype = PgGpuValueType(pv->var->vartype);
+			b->comp.payload_vars = lappend(b->comp.payload_vars, pv);
+		}
+	}
+	return true;
+}
+
+/*
+ * A text GROUP BY key that is a dimension's column: grouped by its code (equal
+ * codes exactly when equal bytes, as text_key_ok asks), decoded on output.
+ */
+static PgGpuPayloadVar *
+text_payload_key(PgGpuCompiler *comp, SortGroupClause *sgc, Expr *expr)
+{
+	Oid			fn = get_opcode(sgc->eqop);
+
+	if (!IsA(expr, Var) || ((Var *) expr)->varno == (int) comp->relid ||
+		!(fn == F_TEXTEQ || fn == F_BPCHAREQ) ||
+		!PgGpuCollationIsDeterministic(exprCollation((Node *) expr)))
+		return NULL;
+	return PgGpuFindPayloadVar(comp, (Var *) expr);
+}
+
+/*
+ * One GpuAgg path for the aggregation over input_rel: one table, a set join
+ * (star NULL), or the star join star.  False if none was added.
+ */
+static bool
+agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+		 GroupPathExtraData *extra, PgGpuStarJoin *star)
 {
 	Query	   *parse = root->parse;
 	RangeTblEntry *rte;
@@ -228,30 +317,25 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	ListCell   *lc;
 	int			i;
 
-	if (!pg_gpu_enabled || !pg_gpu_enable_gpuagg)
-		return;
-	if (!pg_gpu_force && !PgGpuDeviceLikely())
-		return;
-	if ((!parse->hasAggs && !grouped) || parse->groupingSets ||
-		parse->hasTargetSRFs || !PgGpuLayoutOk())
-		return;
-
 	/* a join: one table scanned on the GPU, probing a key set of the rest */
 	RelOptInfo *scan_rel = input_rel;
 	PgGpuSetJoin sj;
 	Integer    *unique = NULL;
 	int			join_set = -1;
+	double		star_cost = 0;
 
 	memset(&sj, 0, sizeof(sj));
-	if (input_rel->reloptkind == RELOPT_JOINREL)
+	if (star != NULL)
+		scan_rel = star->fact;
+	else if (input_rel->reloptkind == RELOPT_JOINREL)
 	{
-		if (!pg_gpu_enable_gpujoin || !PgGpuFindSetJoin(root, input_rel, &sj))
-			return;
+		if (!PgGpuFindSetJoin(root, input_rel, &sj))
+			return false;
 		scan_rel = sj.probe;
 	}
 	if (scan_rel->cheapest_total_path == NULL ||
 		(rte = PgGpuPlainTable(root, scan_rel, scan_rel->cheapest_total_path->total_cost)) == NULL)
-		return;
+		return false;
 
 	memset(&b, 0, sizeof(b));
 	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
@@ -263,7 +347,17 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 
 	if (sj.probe &&
 		(join_quals = PgGpuJoinSetTest(root, &b.comp, &sj, rte->relid, &unique, &join_set)) == NIL)
-		return;
+		return false;
+	if (star != NULL)
+	{
+		List	   *upper = list_make2(target->exprs, extra->havingQual);
+
+		foreach(lc, parse->groupClause)
+			upper = lappend(upper, get_sortgroupclause_expr(lfirst_node(SortGroupClause, lc),
+															parse->targetList));
+		if (!star_sets(root, &b, star, rte->relid, upper, &join_quals, &star_cost))
+			return false;
+	}
 
 	/* GROUP BY keys */
 	foreach(lc, parse->groupClause)
@@ -273,13 +367,23 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		int			t = PgGpuValueType(exprType((Node *) expr));
 		pg_gpu_expr *k;
 
+		PgGpuPayloadVar *code = NULL;
+
 		if (t == 0 || t == PG_GPU_BOOL || b.task->nkeys >= PG_GPU_MAX_KEYS)
-			return;
-		if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b.comp.relid))
-			return;
+			return false;
 		k = &b.task->keys[b.task->nkeys];
-		if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
-			return;
+		if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
+			(code = text_payload_key(&b.comp, sgc, expr)) != NULL)
+		{
+			if (!PgGpuCompilePayloadCode(&b.comp, code, k))
+				return false;
+		}
+		else if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b.comp.relid))
+			return false;
+		else if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
+			return false;
+		b.key_codes = lappend_int(b.key_codes,
+								  code ? code->set * PG_GPU_MAX_PAYLOAD + code->col : -1);
 		b.task->nkeys++;
 		b.key_exprs = lappend(b.key_exprs, expr);
 		b.key_refs = lappend_int(b.key_refs, sgc->tleSortGroupRef);
@@ -294,10 +398,10 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		if (sgref != 0 && list_member_int(b.key_refs, (int) sgref))
 			continue;
 		if (!add_upper_expr(&b, (Node *) lfirst(lc)))
-			return;
+			return false;
 	}
 	if (extra->havingQual && !add_upper_expr(&b, extra->havingQual))
-		return;
+		return false;
 	if (sj.jointype == JOIN_INNER && sj.probe)
 	{
 		/*
@@ -310,7 +414,7 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		{
 			if (!PgGpuCompileSetValue(&b.comp, sj.probe_key, sj.keytype, join_set, false,
 									  &b.task->weight))
-				return;
+				return false;
 			join_quals = NIL;
 		}
 		else
@@ -318,10 +422,10 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 	/* WHERE: every qual must run on the GPU */
 	if (!PgGpuCompileQuals(&b.comp, list_concat_copy(quals, join_quals), &b.task->filter))
-		return;
+		return false;
 	if ((b.aggs == NIL && !grouped) || !PgGpuFinishPrograms(&b.comp) ||
 		!PgGpuRelationSupported(rte->relid, b.task))
-		return;
+		return false;
 	if (grouped)
 	{
 		ngroups = estimate_num_groups(root, get_sortgrouplist_exprs(parse->groupClause,
@@ -346,7 +450,7 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		Form_pg_aggregate agg;
 
 		if (!HeapTupleIsValid(tup))
-			return;
+			return false;
 		agg = (Form_pg_aggregate) GETSTRUCT(tup);
 		if (agg->aggtranstype == INTERNALOID || agg->aggfinalextra)
 			direct = false;
@@ -407,12 +511,14 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* every group is handed to the Finalize Aggregate as one tuple */
 	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0) +
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
-		(sj.probe ? sj.build_cost : 0.0);
+		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
 	if (sj.probe)
 		cpath->custom_paths = lappend(cpath->custom_paths, sj.build_path);
+	for (int d = 0; star != NULL && d < star->ndims; d++)
+		cpath->custom_paths = lappend(cpath->custom_paths, star->dims[d].build_path);
 	GpuAggPrivate priv;
 
 	memset(&priv, 0, sizeof(priv));
@@ -426,6 +532,7 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.scan_tlist = direct ? make_tlist_from_pathtarget(partial_target) : NIL;
 	priv.having = direct ? extra->havingQual : NULL;
 	priv.relid = scan_rel->relid;
+	priv.key_codes = b.key_codes;
 	cpath->custom_private = GpuAggPrivateBuild(&priv, true);
 	cpath->methods = &gpuagg_path_methods;
 
@@ -445,6 +552,41 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 								 &final_costs, ngroups);
 
 	PgGpuAddPath(output_rel, top);
+	return true;
+}
+
+void
+PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+			  GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	PgGpuStarJoin star;
+
+	if (!pg_gpu_enabled || !pg_gpu_enable_gpuagg)
+		return;
+	if (!pg_gpu_force && !PgGpuDeviceLikely())
+		return;
+	if ((!parse->hasAggs && parse->groupClause == NIL) || parse->groupingSets ||
+		parse->hasTargetSRFs || !PgGpuLayoutOk())
+		return;
+	if (input_rel->reloptkind == RELOPT_JOINREL && !pg_gpu_enable_gpujoin)
+		return;
+
+	/*
+	 * A join: the star join of a fact table with its dimensions (whose columns
+	 * the groups may read), else the set join of one table with the rest (any
+	 * plan).  With one dimension the two are the same join, and the set join
+	 * goes first: it also counts rows of a join whose keys repeat.
+	 */
+	bool		have_star = input_rel->reloptkind == RELOPT_JOINREL &&
+		PgGpuFindStarJoin(root, input_rel, &star);
+
+	if (have_star && star.ndims > 1 && agg_path(root, input_rel, output_rel, extra, &star))
+		return;
+	if (agg_path(root, input_rel, output_rel, extra, NULL))
+		return;
+	if (have_star && star.ndims == 1)
+		(void) agg_path(root, input_rel, output_rel, extra, &star);
 }
 
 

@@ -79,11 +79,172 @@ PgGpuPullKey(PlanState *ps, int resno, ExprState *key, ExprContext *econtext, Da
 }
 
 /*
+ * A star join's dimension rows, as a payload: for each row with a non-NULL key,
+ * the words of the columns after the key (a text column: the position of its
+ * value in that column's list of non-NULL values, which the set's codes then
+ * replace).
+ */
+typedef struct PgGpuPayloadBuf
+{
+	int			ncols;
+	int			type[PG_GPU_MAX_PAYLOAD];
+	uint64	   *vals[PG_GPU_MAX_PAYLOAD];
+	uint8	   *nulls[PG_GPU_MAX_PAYLOAD];
+	int64		n;
+	int64		cap;
+	Datum	   *texts[PG_GPU_MAX_PAYLOAD];	/* a text column's non-NULL values */
+	int64		ntext[PG_GPU_MAX_PAYLOAD];
+	uint64		bytes;
+} PgGpuPayloadBuf;
+
+static void *
+grow_huge(void *p, Size bytes, MemoryContext cxt)
+{
+	return p ? repalloc_huge(p, bytes) : MemoryContextAllocHuge(cxt, bytes);
+}
+
+/* One row's payload words (the key was not NULL); false when over the limit. */
+static bool
+payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
+			MemoryContext pay_cxt, MemoryContext text_cxt)
+{
+	if (pb->n == pb->cap)
+	{
+		int64		cap = Max(1024, 2 * pb->cap);
+
+		for (int j = 0; j < pb->ncols; j++)
+		{
+			pb->vals[j] = (uint64 *) grow_huge(pb->vals[j], sizeof(uint64) * cap, pay_cxt);
+			pb->nulls[j] = (uint8 *) grow_huge(pb->nulls[j], cap, pay_cxt);
+			if (pb->type[j] == PG_GPU_TEXT || pb->type[j] == PG_GPU_BPCHAR)
+				pb->texts[j] = (Datum *) grow_huge(pb->texts[j], sizeof(Datum) * cap, text_cxt);
+		}
+		pb->bytes += (cap - pb->cap) * pb->ncols * (sizeof(uint64) + 1 + sizeof(Datum));
+		pb->cap = cap;
+	}
+	for (int j = 0; j < pb->ncols; j++)
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, resno + 1 + j, &isnull);
+		uint64		w = 0;
+
+		pb->nulls[j][pb->n] = isnull ? 1 : 0;
+		if (isnull)
+			;
+		else if (pb->type[j] == PG_GPU_TEXT || pb->type[j] == PG_GPU_BPCHAR)
+		{
+			MemoryContext old = MemoryContextSwitchTo(text_cxt);
+			struct varlena *v = pg_detoast_datum_copy((struct varlena *) DatumGetPointer(d));
+
+			MemoryContextSwitchTo(old);
+			pb->bytes += VARSIZE(v);
+			w = (uint64) pb->ntext[j];
+			pb->texts[j][pb->ntext[j]++] = PointerGetDatum(v);
+		}
+		else if (!PgGpuDatumWord(d, pb->type[j], &w))
+			elog(ERROR, "pg_gpu: payload value of an unexpected type");
+		pb->vals[j][pb->n] = w;
+	}
+	pb->n++;
+	return pb->bytes <= limit;
+}
+
+/*
+ * A text payload column's positions become codes: the position of the first
+ * value equal to each (a key set of the values, built where the task runs,
+ * answers that).
+ */
+static bool
+payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuFallback *reason, char *msg,
+			  size_t msglen)
+{
+	int64		m = pb->ntext[j];
+	uint64	   *off;
+	char	   *data;
+	uint64		total = 0;
+	int64	   *ord;
+	pg_gpu_error err;
+	pg_gpu_keyset *ks;
+
+	if (m == 0)
+		return true;
+	off = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * (m + 1));
+	for (int64 p = 0; p < m; p++)
+		total += VARSIZE_ANY_EXHDR(DatumGetPointer(pb->texts[j][p]));
+	data = (char *) MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
+	off[0] = 0;
+	for (int64 p = 0; p < m; p++)
+	{
+		struct varlena *v = (struct varlena *) DatumGetPointer(pb->texts[j][p]);
+		uint64		len = VARSIZE_ANY_EXHDR(v);
+
+		memcpy(data + off[p], VARDATA_ANY(v), len);
+		off[p + 1] = off[p] + len;
+	}
+	ord = (int64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * m);
+	ks = pg_gpu_keyset_build(pb->type[j], (uint64) m, NULL, data, off, emulate, &err);
+	if (ks == NULL || pg_gpu_keyset_ordinals(ks, ord, &err) != PG_GPU_OK)
+	{
+		pg_gpu_keyset_free(ks);
+		*reason = PgGpuFallbackFor(err.status);
+		strlcpy(msg, err.message, msglen);
+		return false;
+	}
+	pg_gpu_keyset_free(ks);
+	for (int64 r = 0; r < pb->n; r++)
+		if (!pb->nulls[j][r])
+			pb->vals[j][r] = (uint64) ord[pb->vals[j][r]];
+	pfree(ord);
+	pfree(data);
+	pfree(off);
+	return true;
+}
+
+/* The payload handed to set i's engine set, its text columns' values kept. */
+static bool
+payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
+			   PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	uint64	   *vals;
+	uint8	   *nulls;
+	pg_gpu_error err;
+
+	for (int j = 0; j < pb->ncols; j++)
+	{
+		if (pb->type[j] != PG_GPU_TEXT && pb->type[j] != PG_GPU_BPCHAR)
+			continue;
+		if (!payload_codes(pb, j, emulate, reason, msg, msglen))
+			return false;
+		sets->pay_text[i][j] = pb->texts[j];
+	}
+	if (pb->n == 0)
+		return true;
+	vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext,
+											 sizeof(uint64) * pb->n * pb->ncols);
+	nulls = (uint8 *) MemoryContextAllocHuge(CurrentMemoryContext, pb->n * pb->ncols);
+	for (int j = 0; j < pb->ncols; j++)
+	{
+		memcpy(vals + j * pb->n, pb->vals[j], sizeof(uint64) * pb->n);
+		memcpy(nulls + j * pb->n, pb->nulls[j], pb->n);
+	}
+	if (pg_gpu_keyset_payload(sets->ks[i], pb->ncols, vals, nulls, &err) != PG_GPU_OK)
+	{
+		*reason = PgGpuFallbackFor(err.status);
+		strlcpy(msg, err.message, msglen);
+		return false;
+	}
+	pfree(vals);
+	pfree(nulls);
+	return true;
+}
+
+/*
  * Every row of a child plan: its column resno; with sets, also a copy of each
  * row whose key is not NULL (sets->rows), within the keys' memory limit.
  */
 static void
-collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
+collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets,
+			  PgGpuPayloadBuf *pb = NULL)
 {
 	uint64		bytes = 0;
 	int64		cap = 0;
@@ -98,7 +259,14 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets)
 			break;
 		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
-		if (sets == NULL || isnull)
+		if (pb != NULL && !isnull &&
+			!payload_add(pb, slot, resno, b->limit - Min(b->limit, PgGpuKeyBufBytes(b)),
+						 b->cxt, sets->pay_cxt))
+		{
+			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
+			break;
+		}
+		if (sets == NULL || isnull || pb != NULL)
 			continue;
 		if (sets->nrows == cap)
 		{
@@ -264,6 +432,9 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 
 	INSTR_TIME_SET_CURRENT(t0);
 	PgGpuFreeSets(sets);
+	if (sets->pay_cxt)
+		MemoryContextReset(sets->pay_cxt);
+	memset(sets->pay_text, 0, sizeof(sets->pay_text));
 	sets->nbuilt = 0;
 	sets->collect_ms = 0;
 	sets->collect_gpu_ms = 0;
@@ -276,6 +447,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		bool		unique = false;
 		bool		keep_rows = false;
 		PgGpuKeyBuf b;
+		PgGpuPayloadBuf pb;
 		PgGpuCollected col;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
@@ -284,6 +456,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		INSTR_TIME_SET_CURRENT(t0c);
 		PgGpuSetSourceRead((List *) lfirst(lc), &src);
 		kind = src.kind;
+		memset(&pb, 0, sizeof(pb));
 		if (kind == PG_GPU_SET_CHILD)
 		{
 			unique = src.unique->ival == 1;
@@ -366,7 +539,19 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			if (keep_rows)
 				sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
 													   ALLOCSET_DEFAULT_SIZES);
-			collect_child(&b, child, src.resno, keep_rows ? sets : NULL);
+			if (src.payload != NIL)
+			{
+				ListCell   *lt;
+
+				if (sets->pay_cxt == NULL)
+					sets->pay_cxt = AllocSetContextCreate(estate->es_query_cxt,
+														  "pg_gpu star join payload",
+														  ALLOCSET_DEFAULT_SIZES);
+				foreach(lt, src.payload)
+					pb.type[pb.ncols++] = lfirst_int(lt);
+			}
+			collect_child(&b, child, src.resno, (keep_rows || pb.ncols > 0) ? sets : NULL,
+						  pb.ncols > 0 ? &pb : NULL);
 			sets->collect_ms += ms_since(t0c);
 		}
 		if (b.full)
@@ -390,7 +575,10 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		sets->keys[i] = b.n;
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
-		if (!set_ready(sets, i, ref, unique, reason, msg, msglen) ||
+		Assert(pb.ncols == 0 || pb.n == b.n);
+		if ((pb.ncols > 0 &&
+			 !payload_attach(&pb, sets, i, task->emulate, reason, msg, msglen)) ||
+			!set_ready(sets, i, ref, unique, reason, msg, msglen) ||
 			(keep_rows && !rows_ordinals(sets, i, reason, msg, msglen)))
 		{
 			ok = false;

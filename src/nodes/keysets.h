@@ -5,6 +5,7 @@
 #define PG_GPU_KEYSETS_H
 
 #include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
 #include "expr/keybuf.h"
 #include "scan/heap_reader.h"
 
@@ -43,6 +44,15 @@ typedef struct PgGpuSets
 	int64	   *ord;
 	int64	   *next;			/* the next row with an equal key, or -1 */
 	int64		nrows;
+
+	/*
+	 * Payloads (a star join's dimension columns): a text column's values by
+	 * code (pay_text[set][col][code], the code being the payload word), kept
+	 * past PgGpuFreeSets for the groups' keys, in pay_cxt (a child of the
+	 * query's context, reset by the next build).
+	 */
+	MemoryContext pay_cxt;
+	Datum	   *pay_text[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
 } PgGpuSets;
 
 /*

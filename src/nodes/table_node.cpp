@@ -83,6 +83,7 @@ table_node_cleanup_callback(void *arg)
 	 * children before it calls this: it is gone already.
 	 */
 	t->sets.rows_cxt = NULL;
+	t->sets.pay_cxt = NULL;
 	PgGpuFreeSets(&t->sets);
 }
 

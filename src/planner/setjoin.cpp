@@ -19,6 +19,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/joininfo.h"
 #include "optimizer/paths.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
@@ -98,13 +99,16 @@ side_of(PlannerInfo *root, Expr *e, Relids probe, Relids build)
 	return 0;
 }
 
-/* Try probe (a plain table, or with any_probe any relation of the join) as the probe side. */
+/*
+ * Probe (a plain table, or with any_probe any relation) as the probe side of a
+ * join with the relations build_ids, the join of both being join_ids (a join
+ * rel, or a star join's fact table and one of its dimensions).
+ */
 static bool
-try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_probe,
-		  PgGpuSetJoin *out)
+try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build_ids,
+			 bool any_probe, PgGpuSetJoin *out)
 {
 	Relids		probe_ids = probe->relids;
-	Relids		build_ids = bms_difference(joinrel->relids, probe_ids);
 	RelOptInfo *build;
 	List	   *clauses;
 	ListCell   *lc;
@@ -127,12 +131,12 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_pr
 		return false;
 
 	/* the clauses joining the two sides, as build_joinrel_restrictlist finds them */
-	clauses = generate_join_implied_equalities(root, joinrel->relids, build_ids, probe);
+	clauses = generate_join_implied_equalities(root, join_ids, build_ids, probe);
 	foreach(lc, probe->joininfo)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (bms_is_subset(ri->required_relids, joinrel->relids))
+		if (bms_is_subset(ri->required_relids, join_ids))
 			clauses = lappend(clauses, ri);
 	}
 	if (list_length(clauses) != 1)
@@ -178,6 +182,14 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_pr
 	out->jointype = (JoinType) jt;
 	out->clause = (Expr *) op;
 	return true;
+}
+
+static bool
+try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_probe,
+		  PgGpuSetJoin *out)
+{
+	return try_probe_of(root, joinrel->relids, probe,
+						bms_difference(joinrel->relids, probe->relids), any_probe, out);
 }
 
 /*
@@ -247,6 +259,140 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 	return fa || fb;
 }
 
+/* ---- star joins ---- */
+
+/*
+ * Whether every join clause among the relations join_ids lies inside one
+ * dimension (a component of comps) or joins one dimension to the fact table:
+ * the clauses in the tables' joininfo, and the equivalence classes (whose
+ * members must each read one table, or one dimension's).
+ */
+static bool
+star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comps)
+{
+	int			relid = -1;
+	ListCell   *lc;
+
+	while ((relid = bms_next_member(join_ids, relid)) >= 0)
+	{
+		RelOptInfo *rel = find_base_rel(root, relid);
+
+		foreach(lc, rel->joininfo)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+			Relids		other = bms_difference(ri->required_relids, fact_ids);
+			bool		inside = false;
+			ListCell   *lc2;
+
+			if (!bms_is_subset(ri->required_relids, join_ids) || bms_is_empty(other))
+				continue;
+			foreach(lc2, comps)
+				inside |= bms_is_subset(other, (Relids) lfirst(lc2));
+			if (!inside)
+				return false;
+		}
+	}
+	foreach(lc, root->eq_classes)
+	{
+		EquivalenceClass *ec = (EquivalenceClass *) lfirst(lc);
+		ListCell   *lc2;
+
+		if (!bms_overlap(ec->ec_relids, join_ids))
+			continue;
+		if (ec->ec_has_volatile)
+			return false;
+		foreach(lc2, ec->ec_members)
+		{
+			EquivalenceMember *em = (EquivalenceMember *) lfirst(lc2);
+			Relids		r = bms_intersect(em->em_relids, join_ids);
+			bool		inside = false;
+			ListCell   *lc3;
+
+			if (em->em_is_const || em->em_is_child || bms_membership(r) != BMS_MULTIPLE)
+				continue;
+			foreach(lc3, comps)
+				inside |= bms_is_subset(r, (Relids) lfirst(lc3));
+			if (!inside)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* joinrel as fact's star join: its other relations in connected dimensions. */
+static bool
+try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin *out)
+{
+	Relids		rest = bms_difference(joinrel->relids, fact->relids);
+	List	   *comps = NIL;
+	ListCell   *lc;
+	int			relid = -1;
+	int			i = 0;
+
+	if (fact->reloptkind != RELOPT_BASEREL || fact->rtekind != RTE_RELATION)
+		return false;
+	/* the dimensions: the other tables, linked by their own join clauses */
+	while ((relid = bms_next_member(rest, relid)) >= 0)
+	{
+		RelOptInfo *r = find_base_rel(root, relid);
+		Relids		mine = bms_make_singleton(relid);
+		List	   *keep = NIL;
+
+		foreach(lc, comps)
+		{
+			Relids		c = (Relids) lfirst(lc);
+			bool		linked = false;
+			int			m = -1;
+
+			while (!linked && (m = bms_next_member(c, m)) >= 0)
+				linked = have_relevant_joinclause(root, r, find_base_rel(root, m));
+			if (linked)
+				mine = bms_union(mine, c);
+			else
+				keep = lappend(keep, c);
+		}
+		comps = lappend(keep, mine);
+	}
+	if (list_length(comps) > PG_GPU_STAR_MAX_DIMS ||
+		!star_clauses_fit(root, joinrel->relids, fact->relids, comps))
+		return false;
+	memset(out, 0, sizeof(*out));
+	foreach(lc, comps)
+	{
+		Relids		c = (Relids) lfirst(lc);
+
+		if (!try_probe_of(root, bms_union(fact->relids, c), fact, c, false, &out->dims[i]))
+			return false;
+		i++;
+	}
+	out->fact = fact;
+	out->ndims = i;
+	return true;
+}
+
+bool
+PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
+{
+	bool		found = false;
+	int			relid = -1;
+
+	if (joinrel->reloptkind != RELOPT_JOINREL || !inputs_rerunnable(root))
+		return false;
+	/* the fact table: the one of most pages that can be */
+	while ((relid = bms_next_member(joinrel->relids, relid)) >= 0)
+	{
+		PgGpuStarJoin s;
+
+		if (try_star(root, joinrel, find_base_rel(root, relid), &s) &&
+			(!found || s.fact->pages > out->fact->pages))
+		{
+			*out = s;
+			found = true;
+		}
+	}
+	return found;
+}
+
 /* ---- a set join's key set in a task, and its rows ---- */
 
 /*
@@ -260,8 +406,10 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
  */
 List *
 PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
-			  Integer **unique, int *set, bool keep_rows)
+				 Integer **unique, int *set, bool keep_rows, List *payload, int child)
 {
+	/* rows kept, or a payload read from them: the plan's, never pages' */
+	bool		from_plan = keep_rows || payload != NIL;
 	Const	   *collect;
 	Oid			build_relid = InvalidOid;
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
@@ -275,7 +423,8 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	*unique = makeInteger(0);
 	memset(&source, 0, sizeof(source));
 	source.kind = PG_GPU_SET_CHILD;
-	source.child = 1;
+	source.child = child;
+	source.payload = payload;
 	source.resno = sj->build_resno;
 	source.valtype = sj->build_valtype;
 	source.unique = *unique;
@@ -285,8 +434,8 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	/* rows kept for the output come from the plan: no keys from pages then */
 	if (keep_rows)
 		(*unique)->ival = 2;
-	collect = PgGpuCollectTask(keep_rows ? NULL : root, keep_rows ? NULL : sj->build,
-							   keep_rows ? NIL : PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
+	collect = PgGpuCollectTask(from_plan ? NULL : root, from_plan ? NULL : sj->build,
+							   from_plan ? NIL : PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
 							   &build_relid);

@@ -52,7 +52,26 @@ bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *
  * from pages.  NIL if the task has no room.
  */
 List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
-							 Integer **unique, int *set, bool keep_rows = false);
+							 Integer **unique, int *set, bool keep_rows = false,
+							 List *payload = NIL, int child = 1);
+
+/*
+ * A star join: one plain table (the fact table, whose pages the GPU scans)
+ * joined on one equality each to dimensions (a table, or tables joined among
+ * themselves: a snowflake), each a set join of the fact table with it.  Every
+ * join clause lies inside a dimension or joins one to the fact table.
+ */
+#define PG_GPU_STAR_MAX_DIMS 6
+
+typedef struct PgGpuStarJoin
+{
+	RelOptInfo *fact;
+	int			ndims;
+	PgGpuSetJoin dims[PG_GPU_STAR_MAX_DIMS];
+} PgGpuStarJoin;
+
+/* Whether joinrel is such a join (the fact table the largest that can be). */
+bool		PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out);
 
 /*
  * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin:
