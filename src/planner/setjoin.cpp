@@ -19,7 +19,6 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/joininfo.h"
 #include "optimizer/paths.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
@@ -319,6 +318,27 @@ star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comp
 	return true;
 }
 
+/*
+ * Whether a join clause links the table r with the relations c: one of r's
+ * joininfo clauses over both, or an equality their equivalence classes imply
+ * (not one with a constant: c.x = 'A' AND r.y = 'A' joins nothing).
+ */
+static bool
+dims_linked(PlannerInfo *root, RelOptInfo *r, Relids c)
+{
+	Relids		both = bms_union(r->relids, c);
+	ListCell   *lc;
+
+	foreach(lc, r->joininfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (bms_overlap(ri->required_relids, c) && bms_is_subset(ri->required_relids, both))
+			return true;
+	}
+	return generate_join_implied_equalities(root, both, c, r) != NIL;
+}
+
 /* joinrel as fact's star join: its other relations in connected dimensions. */
 static bool
 try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin *out)
@@ -341,12 +361,8 @@ try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin
 		foreach(lc, comps)
 		{
 			Relids		c = (Relids) lfirst(lc);
-			bool		linked = false;
-			int			m = -1;
 
-			while (!linked && (m = bms_next_member(c, m)) >= 0)
-				linked = have_relevant_joinclause(root, r, find_base_rel(root, m));
-			if (linked)
+			if (dims_linked(root, r, c))
 				mine = bms_union(mine, c);
 			else
 				keep = lappend(keep, c);
