@@ -10,7 +10,8 @@ Needs a running cluster that preloads pg_gpu (PGHOST/PGPORT/PGUSER/PGDATABASE as
 psql takes them; on the GPU host `source .gpuhost/pg-up`).  The tables are loaded
 when missing or when --load is given, by --procs psql sessions side by side
 (bench/ssb/generate.sql: deterministic values from the specification's domains).
-Writes ssb_results.md and ssb.csv (query, mode, median ms, GPU nodes) to --out.
+Writes ssb_results.md, ssb.csv (query, mode, median ms, GPU nodes) and ssb_plans.txt
+(pg_gpu's EXPLAIN ANALYZE of each query, warm) to --out.
 """
 import argparse
 import csv
@@ -215,16 +216,28 @@ def answer(settings, q, warm=False):
     return out.split("==answer==\n", 1)[1].strip().split("\n")
 
 
+def fact_blocks():
+    # lineorder's blocks read from outside shared buffers and found in them, so far
+    return [int(x) for x in psql(
+        "SELECT pg_stat_force_next_flush(); SELECT pg_stat_clear_snapshot(); "
+        "SELECT heap_blks_read || ' ' || heap_blks_hit FROM pg_statio_user_tables "
+        "WHERE relname = 'lineorder'").split()[-2:]]
+
+
 def gpu_nodes(settings, q):
     # in a warm session, as timed: a session plans GPU paths once its engine is up
-    out = psql(WARM + "".join(f"SET {s};\n" for s in settings) + f"EXPLAIN (ANALYZE, COSTS OFF) {q};\n")
+    b0 = fact_blocks()
+    out = psql(WARM + "".join(f"SET {s};\n" for s in settings) +
+               f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {q};\n")
+    b1 = fact_blocks()
+    out += f"\nlineorder blocks (pg_statio, this EXPLAIN and its warm-up): read {b1[0] - b0[0]}, hit {b1[1] - b0[1]}\n"
     nodes = re.findall(r"Custom Scan \((Gpu\w+)\)", out)
     fb = re.findall(r"Fallback: ([^\n]+)", out)
     counts = {}
     for n in nodes:
         counts[n] = counts.get(n, 0) + 1
     desc = ", ".join(f"{k}×{v}" if v > 1 else k for k, v in counts.items()) or "none"
-    return desc + (f" (fallback: {'; '.join(fb)})" if fb else "")
+    return desc + (f" (fallback: {'; '.join(fb)})" if fb else ""), out
 
 
 def main():
@@ -277,6 +290,7 @@ def main():
     totals = {m: 0.0 for m, _ in modes}
     totals["pg_gpu"] = 0.0
     bad = 0
+    plans = []
     for name in a.queries.split(","):
         q = Q[name]
         ms = {}
@@ -286,7 +300,8 @@ def main():
         want, got = answer(modes[-1][1], q), answer(gpu, q, warm=True)
         same = want == got or sorted(want) == sorted(got)
         bad += 0 if same else 1
-        nodes = gpu_nodes(gpu, q)
+        nodes, plan = gpu_nodes(gpu, q)
+        plans.append(f"==== {name}\n{q}\n{plan}")
         r = ms["PG 8 workers"] / ms["pg_gpu"]
         ratios.append(r)
         for k in totals:
@@ -301,6 +316,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "ssb_results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.out, "ssb_plans.txt"), "w") as f:
+        f.write("\n".join(plans))
     with open(os.path.join(a.out, "ssb.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["query", "mode", "ms", "gpu_nodes"])
