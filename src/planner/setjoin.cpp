@@ -526,6 +526,29 @@ PgGpuJoinOutput(List *exprs, PgGpuSetJoin *sj, List **probe_vars, List **build_v
  * The build plan of a join whose build rows are kept (GpuHashJoin): its key,
  * then the build side's columns build_vars that the output reads.
  */
+/*
+ * The cheaper of the build side's cheapest plan and a Gather over its cheapest
+ * partial plan, by PostgreSQL's costs: the rows a GPU join keeps are read
+ * whole, so a dimension of a million rows is scanned by parallel workers.
+ */
+static Path *
+build_source_path(PlannerInfo *root, RelOptInfo *build)
+{
+	Path	   *best = build->cheapest_total_path;
+
+	if (build->consider_parallel && build->partial_pathlist != NIL && !root->glob->parallelModeNeeded)
+	{
+		Path	   *partial = (Path *) linitial(build->partial_pathlist);
+		double		rows = partial->rows * partial->parallel_workers;
+		Path	   *gather = (Path *) create_gather_path(root, build, partial, build->reltarget,
+														NULL, &rows);
+
+		if (gather->total_cost < best->total_cost)
+			best = gather;
+	}
+	return best;
+}
+
 void
 PgGpuKeepBuildRows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars)
 {
@@ -536,7 +559,7 @@ PgGpuKeepBuildRows(PlannerInfo *root, PgGpuSetJoin *sj, List *build_vars)
 	foreach(lc, build_vars)
 		add_column_to_pathtarget(target, (Expr *) lfirst(lc), 0);
 	sj->build_path = (Path *) create_projection_path(root, sj->build,
-													 sj->build->cheapest_total_path,
+													 build_source_path(root, sj->build),
 													 set_pathtarget_cost_width(root, target));
 }
 

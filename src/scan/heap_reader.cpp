@@ -389,11 +389,12 @@ bool
 PgGpuScanStartWorkers(PgGpuPageScan *ps, int pin_workers_min_pages, int capacity)
 {
 	if (ps->pin_ctx == NULL && ps->registered && ps->tc.use != PG_GPU_TC_HIT &&
-		!scan_bulkread(ps) && pg_gpu_pin_workers > 0 &&
+		pg_gpu_pin_workers > 0 &&
 		ps->nblocks >= (BlockNumber) pin_workers_min_pages && capacity >= PG_GPU_PIN_CHUNK_PAGES)
 	{
 		ps->pin_tried = true;
-		ps->pin_ctx = PgGpuPinWorkersStart(ps->rel, ps->snapshot, ps->nblocks, pg_gpu_pin_workers);
+		ps->pin_ctx = PgGpuPinWorkersStart(ps->rel, ps->snapshot, ps->nblocks, pg_gpu_pin_workers,
+										   scan_bulkread(ps));
 		if (ps->pin_ctx)
 			ps->pin_workers = PgGpuPinWorkersLaunched(ps->pin_ctx);
 	}

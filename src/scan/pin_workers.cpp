@@ -77,6 +77,8 @@ typedef struct PinShared
 	pg_atomic_uint32 next_block;	/* next unclaimed block range */
 	pg_atomic_uint32 abort;		/* the leader gave up: unpin everything, stop */
 	int			nslots;			/* chunks the workers may fill at once */
+	bool		bulkread;		/* read missing pages through a bulk-read ring
+								 * (a table too big to keep in shared buffers) */
 	ConditionVariable cv;		/* any chunk changed state */
 	PinChunk	chunks[PG_GPU_PIN_SLOTS];
 } PinShared;
@@ -91,7 +93,8 @@ struct PgGpuPinCtx
 
 /* Pin, lock and inspect blocks [start, end) into chunk c (caller owns c). */
 static void
-fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, BlockNumber end)
+fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, BlockNumber end,
+		   BufferAccessStrategy strategy)
 {
 	int			n = 0,
 				nvis = 0;
@@ -104,7 +107,7 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		bool		stable;
 
 		CHECK_FOR_INTERRUPTS();
-		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, NULL);
+		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(b, BUFFER_LOCK_SHARE);
 		nlp = PgGpuInspectPage(rel, snapshot, b, blk,
 							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits, &stable);
@@ -140,6 +143,7 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 	Relation	rel = table_open(ps->relid, AccessShareLock);
 	bool		mine[PG_GPU_PIN_SLOTS] = {false};
 	bool		more = true;
+	BufferAccessStrategy strategy = ps->bulkread ? GetAccessStrategy(BAS_BULKREAD) : NULL;
 
 	for (;;)
 	{
@@ -192,7 +196,7 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 			continue;
 		}
 		fill_chunk(&ps->chunks[slot], rel, snapshot, start,
-				   Min(ps->nblocks, start + PG_GPU_PIN_CHUNK_PAGES));
+				   Min(ps->nblocks, start + PG_GPU_PIN_CHUNK_PAGES), strategy);
 		mine[slot] = true;
 		pg_atomic_write_u32(&ps->chunks[slot].state, CHUNK_READY);
 		ConditionVariableBroadcast(&ps->cv);
@@ -202,7 +206,8 @@ PgGpuPinWorkerMain(dsm_segment *seg, shm_toc *toc)
 }
 
 PgGpuPinCtx *
-PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks, int nworkers)
+PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks, int nworkers,
+					 bool bulkread)
 {
 	ParallelContext *pcxt;
 	PinShared  *ps;
@@ -234,6 +239,7 @@ PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks, int n
 	ps->nblocks = nblocks;
 	pg_atomic_init_u32(&ps->next_block, 0);
 	pg_atomic_init_u32(&ps->abort, 0);
+	ps->bulkread = bulkread;
 	/* never more than a quarter of shared_buffers pinned ahead of the GPU */
 	ps->nslots = Max(1, Min(PG_GPU_PIN_SLOTS, NBuffers / (4 * PG_GPU_PIN_CHUNK_PAGES)));
 	ConditionVariableInit(&ps->cv);

@@ -27,9 +27,12 @@ typedef struct PgGpuPinChunkView
 	const uint32 *vis;
 } PgGpuPinChunkView;
 
-/* Launch up to nworkers; NULL if none could start (the caller pins itself). */
+/*
+ * Launch up to nworkers; NULL if none could start (the caller pins itself).
+ * bulkread: pages not in shared buffers come in through bulk-read rings.
+ */
 PgGpuPinCtx *PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks,
-								  int nworkers);
+								  int nworkers, bool bulkread);
 int			PgGpuPinWorkersLaunched(PgGpuPinCtx *ctx);
 /* A ready chunk's slot number (and its contents), or -1 if none is ready now. */
 int			PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view);
