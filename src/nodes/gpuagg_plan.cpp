@@ -236,7 +236,6 @@ star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, Lis
 	{
 		PgGpuSetJoin *sj = &star->dims[d];
 		List	   *build_vars = NIL;
-		List	   *payload = NIL;
 		List	   *test;
 		Integer    *unique;
 		int			set;
@@ -256,11 +255,9 @@ star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, Lis
 		}
 		if (list_length(build_vars) > PG_GPU_MAX_PAYLOAD)
 			return false;
-		foreach(lc, build_vars)
-			payload = lappend_int(payload, PgGpuValueType(((Var *) lfirst(lc))->vartype));
 		if (build_vars != NIL)
 			PgGpuKeepBuildRows(root, sj, build_vars);
-		test = PgGpuJoinSetTest(root, &b->comp, sj, relid, &unique, &set, false, payload, 1 + d);
+		test = PgGpuJoinSetTest(root, &b->comp, sj, relid, &unique, &set, false, build_vars, 1 + d);
 		if (test == NIL)
 			return false;
 		if (sj->jointype == JOIN_INNER)

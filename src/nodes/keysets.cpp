@@ -103,10 +103,13 @@ grow_huge(void *p, Size bytes, MemoryContext cxt)
 	return p ? repalloc_huge(p, bytes) : MemoryContextAllocHuge(cxt, bytes);
 }
 
-/* One row's payload words (the key was not NULL); false when over the limit. */
+/*
+ * One row's payload values (its key was not NULL); false when over the limit.
+ * A text value is copied (detoasted) into text_cxt.
+ */
 static bool
-payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
-			MemoryContext pay_cxt, MemoryContext text_cxt)
+payload_values(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64 limit,
+			   MemoryContext pay_cxt, MemoryContext text_cxt)
 {
 	if (pb->n == pb->cap)
 	{
@@ -124,8 +127,8 @@ payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
 	}
 	for (int j = 0; j < pb->ncols; j++)
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, resno + 1 + j, &isnull);
+		bool		isnull = nulls[j];
+		Datum		d = vals[j];
 		uint64		w = 0;
 
 		pb->nulls[j][pb->n] = isnull ? 1 : 0;
@@ -147,6 +150,88 @@ payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
 	}
 	pb->n++;
 	return pb->bytes <= limit;
+}
+
+/* The payload of a child plan's row: its columns after the key's (resno). */
+static bool
+payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
+			MemoryContext pay_cxt, MemoryContext text_cxt)
+{
+	Datum		vals[PG_GPU_MAX_PAYLOAD];
+	bool		nulls[PG_GPU_MAX_PAYLOAD];
+
+	for (int j = 0; j < pb->ncols; j++)
+		vals[j] = slot_getattr(slot, resno + 1 + j, &nulls[j]);
+	return payload_values(pb, vals, nulls, limit, pay_cxt, text_cxt);
+}
+
+/* A grouping key's word from the engine as a Datum of the value type t. */
+static Datum
+word_datum(int t, uint64 w)
+{
+	switch (t)
+	{
+		case PG_GPU_INT2:
+			return Int16GetDatum((int16) (int64) w);
+		case PG_GPU_INT4:
+		case PG_GPU_DATE:
+			return Int32GetDatum((int32) (int64) w);
+		case PG_GPU_TEXT:
+		case PG_GPU_BPCHAR:
+			return PointerGetDatum((void *) (uintptr_t) w);
+		default:				/* int8, timestamp (rows tasks take no floats) */
+			return Int64GetDatum((int64) w);
+	}
+}
+
+/* A star join's dimension rows grouped on the GPU (PgGpuRowsTask): each group one row. */
+typedef struct PgGpuRowsArg
+{
+	PgGpuKeyBuf *b;
+	PgGpuPayloadBuf *pb;
+	int			keytype;		/* the key's value type */
+	MemoryContext text_cxt;
+	PgGpuFallback *reason;
+	char	   *msg;
+	size_t		msglen;
+} PgGpuRowsArg;
+
+static bool
+rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
+{
+	PgGpuRowsArg *a = (PgGpuRowsArg *) arg;
+	Datum		vals[PG_GPU_MAX_PAYLOAD];
+	bool		nulls[PG_GPU_MAX_PAYLOAD];
+
+	if (rows > 1)
+	{
+		/* equal rows: their keys repeat, which the join must count */
+		*a->reason = PG_GPU_FB_DUP_KEYS;
+		snprintf(a->msg, a->msglen, "the join's build side has %lld equal rows",
+				 (long long) rows);
+		return false;
+	}
+	if (nullmask & 1)
+	{
+		a->b->nonempty = true;
+		a->b->has_null = true;
+		return true;
+	}
+	if (!PgGpuKeyBufAdd(a->b, word_datum(a->keytype, keys[0]), false))
+		goto full;
+	for (int j = 0; j < a->pb->ncols; j++)
+	{
+		nulls[j] = (nullmask >> (j + 1)) & 1;
+		vals[j] = nulls[j] ? (Datum) 0 : word_datum(a->pb->type[j], keys[j + 1]);
+	}
+	if (payload_values(a->pb, vals, nulls, a->b->limit - Min(a->b->limit, PgGpuKeyBufBytes(a->b)),
+					   a->b->cxt, a->text_cxt))
+		return true;
+full:
+	*a->reason = PG_GPU_FB_SLOT_MEMORY;
+	snprintf(a->msg, a->msglen, "the keys of a key set need more than pg_gpu.slot_sort_memory (%d kB)",
+			 pg_gpu_slot_sort_memory);
+	return false;
 }
 
 /*
@@ -412,6 +497,55 @@ collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int se
 	return ok;
 }
 
+/*
+ * A CHILD source with a payload and a rows task: the dimension's rows grouped
+ * on the GPU into the key and payload buffers.  False when the GPU could not
+ * (noted; the child plan then runs instead), or with *dup when rows repeat.
+ */
+static bool
+rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets *sets, int i,
+			PgGpuKeyBuf *b, PgGpuPayloadBuf *pb, bool *dup)
+{
+	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(src->task->constvalue));
+	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
+	char		msg[256] = "";
+	PgGpuRowsArg arg;
+	Relation	rel;
+	bool		ok;
+	int64		pages = 0;
+	double		gpu_ms = 0;
+
+	arg.b = b;
+	arg.pb = pb;
+	arg.keytype = task->keys[0].type;
+	arg.text_cxt = sets->pay_cxt;
+	arg.reason = &reason;
+	arg.msg = msg;
+	arg.msglen = sizeof(msg);
+	/* the plan's child scans it too: the executor holds its lock already */
+	rel = table_open(src->relid, NoLock);
+	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
+							&reason, msg, sizeof(msg));
+	table_close(rel, NoLock);
+	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
+	{
+		*dup = true;
+		return false;
+	}
+	if (!ok)
+	{
+		char		detail[300];
+
+		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
+		PgGpuNoteFallback(node, reason, detail);
+		return false;
+	}
+	sets->gpu_collected[i] = true;
+	sets->collect_pages[i] = pages;
+	sets->collect_gpu_ms += gpu_ms;
+	return true;
+}
+
 bool
 PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason, char *msg,
@@ -477,11 +611,59 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			i++;
 			continue;
 		}
+		if (kind == PG_GPU_SET_CHILD && src.payload != NIL)
+		{
+			ListCell   *lt;
+
+			if (sets->pay_cxt == NULL)
+				sets->pay_cxt = AllocSetContextCreate(estate->es_query_cxt,
+													  "pg_gpu star join payload",
+													  ALLOCSET_DEFAULT_SIZES);
+			foreach(lt, src.payload)
+				pb.type[pb.ncols++] = lfirst_int(lt);
+		}
+
+		/*
+		 * A star join's dimension, its rows grouped on the GPU: each group's
+		 * key and payload read, the plan never run (unless the GPU cannot).
+		 */
+		if (kind == PG_GPU_SET_CHILD && src.payload != NIL && src.task != NULL)
+		{
+			PlanState  *child = (PlanState *) list_nth(children, src.child);
+
+			PgGpuKeyBufInit(&b, src.valtype, child->plan->plan_rows,
+							child->plan->plan_width, limit, cxt);
+			bool		dup = false;
+
+			if (rows_on_gpu(&src, estate, node, sets, i, &b, &pb, &dup))
+			{
+				sets->collect_ms += ms_since(t0c);
+				goto built;
+			}
+			if (dup)
+			{
+				/* rows that repeat: their keys do too, so PostgreSQL joins */
+				*reason = PG_GPU_FB_DUP_KEYS;
+				strlcpy(msg, "the join's build side has rows that repeat", msglen);
+				ok = false;
+				break;
+			}
+			/* what the GPU gave stays in pay_cxt until the next build */
+			MemoryContextReset(cxt);
+			pb.n = pb.cap = 0;
+			pb.bytes = 0;
+			memset(pb.vals, 0, sizeof(pb.vals));
+			memset(pb.nulls, 0, sizeof(pb.nulls));
+			memset(pb.texts, 0, sizeof(pb.texts));
+			memset(pb.ntext, 0, sizeof(pb.ntext));
+		}
+
 		/*
 		 * A child plan's or subplan's table read on the GPU: the plan itself
 		 * never runs.
 		 */
-		if (src.task != NULL && collect_on_gpu(&src, estate, node, ref->type, &col))
+		if (src.task != NULL && src.payload == NIL &&
+			collect_on_gpu(&src, estate, node, ref->type, &col))
 		{
 			if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
 			{
@@ -539,21 +721,11 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			if (keep_rows)
 				sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
 													   ALLOCSET_DEFAULT_SIZES);
-			if (src.payload != NIL)
-			{
-				ListCell   *lt;
-
-				if (sets->pay_cxt == NULL)
-					sets->pay_cxt = AllocSetContextCreate(estate->es_query_cxt,
-														  "pg_gpu star join payload",
-														  ALLOCSET_DEFAULT_SIZES);
-				foreach(lt, src.payload)
-					pb.type[pb.ncols++] = lfirst_int(lt);
-			}
 			collect_child(&b, child, src.resno, (keep_rows || pb.ncols > 0) ? sets : NULL,
 						  pb.ncols > 0 ? &pb : NULL);
 			sets->collect_ms += ms_since(t0c);
 		}
+built:
 		if (b.full)
 		{
 			*reason = PG_GPU_FB_SLOT_MEMORY;

@@ -66,4 +66,15 @@ Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr
 							 int settype, double plan_cost, double plan_rows, double *cost,
 							 Oid *relid);
 
+/*
+ * A rows task over one plain table, rel of root, for a star join's dimension:
+ * its rows that pass quals grouped by keys (the join key, then the payload
+ * columns), so that each group is one row and the host reads only the values
+ * (keysets.cpp).  Integer, date, timestamp and text columns; NULL when the GPU
+ * cannot, or (unless pg_gpu.force) when it costs more than running the plan
+ * (plan_cost, plan_rows).  *cost: the cheaper of the two; *relid: the table.
+ */
+Const	   *PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys,
+						  double plan_cost, double plan_rows, double *cost, Oid *relid);
+
 #endif							/* PG_GPU_PLANNER_H */

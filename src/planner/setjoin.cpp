@@ -422,10 +422,12 @@ PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
  */
 List *
 PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
-				 Integer **unique, int *set, bool keep_rows, List *payload, int child)
+				 Integer **unique, int *set, bool keep_rows, List *payload_vars, int child)
 {
-	/* rows kept, or a payload read from them: the plan's, never pages' */
-	bool		from_plan = keep_rows || payload != NIL;
+	/* rows kept, or a payload read from them: never keys alone from pages */
+	bool		from_plan = keep_rows || payload_vars != NIL;
+	List	   *payload = NIL;
+	ListCell   *lc;
 	Const	   *collect;
 	Oid			build_relid = InvalidOid;
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
@@ -436,6 +438,8 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 		? PgGpuFilterText(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;
 	PgGpuSetSource source;
 
+	foreach(lc, payload_vars)
+		payload = lappend_int(payload, PgGpuValueType(exprType((Node *) lfirst(lc))));
 	*unique = makeInteger(0);
 	memset(&source, 0, sizeof(source));
 	source.kind = PG_GPU_SET_CHILD;
@@ -455,6 +459,13 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
 							   &build_relid);
+	/* a payload: the dimension's rows grouped on the GPU, when it can */
+	if (payload_vars != NIL)
+		collect = PgGpuRowsTask(root, sj->build,
+								PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
+								lcons(sj->build_key, list_copy(payload_vars)),
+								sj->build_path->total_cost, sj->build_path->rows,
+								&sj->build_cost, &build_relid);
 	source.task = collect;
 	source.relid = build_relid;
 	st->set = PgGpuAddSet(comp, PgGpuSetType(sj->keytype), PgGpuSetSourceBuild(&source));

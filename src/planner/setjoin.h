@@ -49,11 +49,15 @@ bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *
  * *unique: the source's flag that the keys must be unique; *set: the set's
  * index.  With keep_rows, the build plan's rows are kept for the output (a
  * GpuHashJoin reading the build side), so the keys come from that plan, never
- * from pages.  NIL if the task has no room.
+ * from pages.  With payload_vars (a star join's dimension columns, the build
+ * plan's columns after its key), the set carries their values: from a rows
+ * task over the build table's pages (PgGpuRowsTask) or from the plan.  child:
+ * the build plan's index in the node's custom_plans.  NIL if the task has no
+ * room.
  */
 List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
 							 Integer **unique, int *set, bool keep_rows = false,
-							 List *payload = NIL, int child = 1);
+							 List *payload_vars = NIL, int child = 1);
 
 /*
  * A star join: one plain table (the fact table, whose pages the GPU scans)

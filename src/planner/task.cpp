@@ -9,6 +9,7 @@ extern "C" {
 
 #include "access/table.h"
 #include "catalog/pg_am.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
@@ -169,6 +170,62 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
 	task->nkeys = 1;
 	task->collect = 1;
 	task->collect_hint = (int64) Min(rel->rows, 1e12);
+	*relid = rte->relid;
+	*cost = Min(gpu_cost, cpu_cost);
+	return PgGpuTaskConst(task);
+}
+
+Const *
+PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, double plan_cost,
+			  double plan_rows, double *cost, Oid *relid)
+{
+	RangeTblEntry *rte;
+	PgGpuCompiler c;
+	pg_gpu_agg_task *task;
+	double		gpu_cost;
+	ListCell   *lc;
+
+	/* the CPU's way: running the plan once and copying each row's values */
+	double		cpu_cost = plan_cost + plan_rows * (1 + list_length(keys)) * cpu_operator_cost;
+
+	*cost = cpu_cost;
+	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
+		list_length(keys) > PG_GPU_MAX_KEYS)
+		return NULL;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	/* grouping a row per group: its pages, and a group per row */
+	gpu_cost = PgGpuScanCost(rel, 1.0, false) + plan_rows * cpu_operator_cost;
+	if (!pg_gpu_force && gpu_cost >= cpu_cost)
+		return NULL;
+
+	task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
+	PgGpuCompilerInit(&c, task, rel->relid);
+	if (!PgGpuCompileQuals(&c, quals, &task->filter))
+		return NULL;
+	foreach(lc, keys)
+	{
+		Expr	   *k = (Expr *) lfirst(lc);
+		pg_gpu_expr *e = &task->keys[task->nkeys];
+		int			t = PgGpuValueType(exprType((Node *) k));
+
+		/*
+		 * Values kept exactly: integers, dates, timestamps, and text columns
+		 * (their bytes bounded by the pages); floats are grouped by normalised
+		 * bits, which would turn -0 into 0.
+		 */
+		if (t == 0 || t == PG_GPU_BOOL || t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8 ||
+			((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !PgGpuIsTableColumn(k, rel->relid)) ||
+			!PgGpuCompileExpr(&c, k, e) || e->type != t)
+			return NULL;
+		task->nkeys++;
+	}
+	if (c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
+		!PgGpuRelationSupported(rte->relid, task))
+		return NULL;
+	task->groups_hint = (int64) Min(Max(plan_rows, 1), 1e12);
 	*relid = rte->relid;
 	*cost = Min(gpu_cost, cpu_cost);
 	return PgGpuTaskConst(task);

@@ -682,3 +682,78 @@ PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_ta
 	return ok;
 }
 
+
+bool
+PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
+				   PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
+	PgGpuPageScan ps;
+	pg_gpu_agg_result res;
+	pg_gpu_error err;
+	instr_time	lapt;
+	bool		ok = false;
+
+	memcpy(task, plan_task, sizeof(*task));
+	memset(&ps, 0, sizeof(ps));	/* no pin arrays yet */
+	INSTR_TIME_SET_CURRENT(lapt);
+	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task))
+	{
+		*reason = ps.fb_reason;
+		strlcpy(msg, ps.fb_msg, msglen);
+		pfree(task);
+		return false;
+	}
+
+	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
+	PG_TRY();
+	{
+		if ((ps.agg = pg_gpu_agg_begin(task, &err)) == NULL)
+			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
+		else if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages / 8))
+		{
+			if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK)
+				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
+			else
+			{
+				pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+
+				PgGpuScanComplete(&ps);
+				ok = true;
+				for (int64 g = 0; g < res.ngroups && ok; g++)
+				{
+					uint64		keys[PG_GPU_MAX_KEYS];
+					uint32		nullmask = 0;
+					int64		rows = 0;
+
+					if ((g & 1023) == 0)
+						CHECK_FOR_INTERRUPTS();
+					pg_gpu_agg_group(ps.agg, g, keys, &nullmask, &rows, states);
+					ok = fn(arg, keys, nullmask, rows);
+				}
+				*pages = res.pages;
+				*gpu_ms = res.gpu_ms;
+			}
+		}
+	}
+	PG_CATCH();
+	{
+		/* read again after the longjmp */
+		pg_gpu_agg_end(((volatile PgGpuPageScan *) &ps)->agg);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	pg_gpu_agg_end(ps.agg);		/* waits for in-flight kernels */
+	PgGpuScanRelease(&ps, true);
+	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
+		if (ps.pins[i])
+			pfree(ps.pins[i]);
+	if (!ok && ps.fb_msg[0] != '\0')
+	{
+		*reason = ps.fb_reason;
+		strlcpy(msg, ps.fb_msg, msglen);
+	}
+	pfree(task);
+	return ok;
+}

@@ -102,4 +102,17 @@ bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *t
 							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
 							 size_t msglen);
 
+/*
+ * Run a rows task (planner.h's PgGpuRowsTask) over rel's pages for the
+ * snapshot and hand each group to fn (its key words as pg_gpu_agg_group gives
+ * them, valid during the call; its NULL mask and row count); false from fn
+ * stops.  *pages and *gpu_ms: what the scan read and took.  False with *reason
+ * and msg set when the GPU could not (or fn stopped: its reason).
+ */
+typedef bool (*PgGpuGroupFn) (void *arg, const uint64 *keys, uint32 nullmask, int64 rows);
+
+bool		PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+							   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
+							   PgGpuFallback *reason, char *msg, size_t msglen);
+
 #endif							/* PG_GPU_HEAP_READER_H */
