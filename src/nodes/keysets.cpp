@@ -608,6 +608,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			}
 			strlcpy(sets->dict[i], src.dict, NAMEDATALEN);
 			sets->nbuilt = i + 1;
+			sets->set_ms[i] = ms_since(t0c);
 			i++;
 			continue;
 		}
@@ -670,6 +671,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 				ok = false;
 				break;
 			}
+			sets->set_ms[i] = ms_since(t0c);
 			i++;
 			continue;
 		}
@@ -757,6 +759,7 @@ built:
 			break;
 		}
 		MemoryContextReset(cxt);
+		sets->set_ms[i] = ms_since(t0c);
 		i++;
 	}
 	MemoryContextDelete(cxt);
@@ -851,6 +854,8 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 			if (sets->gpu_collected[i])
 				appendStringInfo(&buf, ", collected on the GPU from %lld pages",
 								 (long long) sets->collect_pages[i]);
+			if (es->timing)
+				appendStringInfo(&buf, ", %.3f ms", sets->set_ms[i]);
 			appendStringInfoChar(&buf, ')');
 		}
 		ExplainPropertyText("Key Set", buf.data, es);

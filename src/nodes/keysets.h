@@ -33,6 +33,7 @@ typedef struct PgGpuSets
 	bool		gpu_collected[PG_GPU_MAX_SETS];	/* keys collected from pages on
 													 * the GPU ... */
 	int64		collect_pages[PG_GPU_MAX_SETS];	/* ... of so many pages */
+	double		set_ms[PG_GPU_MAX_SETS];	/* building each set, its source run */
 
 	/*
 	 * A CHILD source that keeps its rows (a GpuHashJoin whose output reads the

@@ -23,6 +23,8 @@ extern "C" {
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
@@ -448,9 +450,19 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	source.resno = sj->build_resno;
 	source.valtype = sj->build_valtype;
 	source.unique = *unique;
-	/* for EXPLAIN */
-	source.label = makeString(key ? psprintf("%s join on %s", kind, strVal(key))
-							  : psprintf("%s join", kind));
+	/* for EXPLAIN, with the columns it carries */
+	StringInfoData label;
+
+	initStringInfo(&label);
+	appendStringInfo(&label, key ? "%s join on %s" : "%s join", kind, key ? strVal(key) : "");
+	foreach(lc, payload_vars)
+	{
+		Var		   *v = (Var *) lfirst(lc);
+
+		appendStringInfo(&label, "%s%s", foreach_current_index(lc) == 0 ? ", carrying " : ", ",
+						 get_rte_attribute_name(planner_rt_fetch(v->varno, root), v->varattno));
+	}
+	source.label = makeString(label.data);
 	/* rows kept for the output come from the plan: no keys from pages then */
 	if (keep_rows)
 		(*unique)->ival = 2;
