@@ -788,7 +788,8 @@ KEY_PAIRS = [("i4", "k")] * 4 + [("i2", "k2"), ("i8", "k8"), ("i2", "k"), ("i4",
 AGG_FLOAT = ["sum", "avg", "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp",
              "var_pop"]
 
-SHAPES = [("agg", 16), ("group", 18), ("sort", 14), ("semi", 12), ("join", 11), ("anyarray", 6),
+SHAPES = [("agg", 16), ("group", 18), ("sort", 14), ("semi", 12), ("join", 11), ("star", 8),
+          ("anyarray", 6),
           ("gpu_aggs", 4), ("slot_sort", 5), ("left_join", 3), ("txn", 4), ("prepared", 4),
           ("cursor", 2), ("dict", 3), ("other", 5)]
 # dictionaries every session creates when it starts (from ds, which never changes)
@@ -1613,6 +1614,48 @@ class Gen:
                 if r.random() < 0.6:
                     sql += self.limit(r)[0]
             q_.sql = sql
+
+    def shape_star(self, r, q_):
+        """A fact table joined to 2-3 dimensions, grouped by their columns (issue 20)."""
+        t = self.fact(r)
+        n = r.choice([1, 2, 2, 3, 3])
+        joins, dfilt = [], []
+        for j in range(n):
+            fc, dc = r.choice(KEY_PAIRS)
+            dim = r.choice(["du", "du", "du", "dk", "de"])
+            al = "d%d" % (j + 1)
+            joins.append(" JOIN %s %s ON a.%s = %s.%s" % (dim, al, fc, al, dc))
+            if r.random() < 0.4:
+                dfilt.append(r.choice(["%s.val < %d", "%s.val > %d", "%s.val <> %d"])
+                             % (al, r.randint(-40, 40)))
+            if r.random() < 0.15:
+                dfilt.append("%s.kt IS NOT NULL" % al)
+        keys = []
+        for _ in range(r.choice([1, 1, 2, 3])):
+            if r.random() < 0.15:
+                keys.append(self.group_key(r, "a"))
+            else:
+                keys.append("d%d.%s" % (r.randint(1, n),
+                                        r.choice(["val", "kt", "kt", "kc", "kd", "kv", "k2", "k8",
+                                                  "kts", "w"])))
+        keys = list(dict.fromkeys(keys))
+        aggs = self.aggs(r, "a", q_, r.choice([1, 2, 3]))
+        if r.random() < 0.3:
+            aggs = [("count(*)", None)] + aggs
+        if r.random() < 0.2:
+            aggs.append(("sum(d1.val)", None))
+        where = self.where(r, "a", q_, 0.5)
+        if dfilt:
+            where += (" AND " if where else " WHERE ") + " AND ".join(dfilt)
+        k = len(keys)
+        q_.sql = "SELECT %s, %s FROM %s a%s%s GROUP BY %s ORDER BY %s" % (
+            ", ".join(keys), ", ".join(sql for sql, _ in aggs), t, "".join(joins), where,
+            ", ".join(str(i + 1) for i in range(k)), ", ".join(str(i + 1) for i in range(k)))
+        if r.random() < 0.2:
+            q_.sql += " LIMIT %d" % r.randint(1, 30)
+        q_.numval = {i for i, key in enumerate(keys) if key == "a.n"}
+        q_.tols = [None] * k + [tl for _, tl in aggs]
+        q_.order = list(range(k))
 
     def shape_anyarray(self, r, q_):
         t = self.fact(r)

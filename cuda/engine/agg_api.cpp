@@ -46,7 +46,7 @@ valid_agg_task(const pg_gpu_agg_task *t)
 			 (in.op == PG_GPU_OP_SET_MULT && t->sets[in.a].mult == 0) ||
 			 (in.op == PG_GPU_OP_SET_VAL && (in.b >= (uint32_t) t->sets[in.a].npay ||
 											 t->sets[in.a].trie != 0 ||
-											 t->sets[in.a].pay == 0)) ||
+											 (t->sets[in.a].pay == 0 && t->sets[in.a].pay_n > 0))) ||
 			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
 			return false;
 		/* text constants lie inside the pool */

@@ -263,6 +263,13 @@ engine_keyset_payload(engine_keyset *ks, int ncols, uint64_t n, const uint64_t *
 	ks->d_pay = nullptr;
 	ks->d_pay_null = nullptr;
 	ks->npay = 0;
+	if (words == 0)
+	{
+		/* no keys: nothing is ever read */
+		ks->pay_n = 0;
+		ks->npay = ncols;
+		return PG_GPU_OK;
+	}
 	if ((st = device_alloc(words * sizeof(uint64_t), (void **) &ks->d_pay, err)) != PG_GPU_OK ||
 		(st = device_alloc(words, (void **) &ks->d_pay_null, err)) != PG_GPU_OK ||
 		(st = cuda_status(err, cudaMemcpy(ks->d_pay, vals, words * sizeof(uint64_t),

@@ -223,7 +223,7 @@ extern "C" pg_gpu_status
 pg_gpu_keyset_payload(pg_gpu_keyset *ks, int ncols, const uint64_t *vals, const uint8_t *nulls,
 					  pg_gpu_error *err)
 {
-	if (ncols <= 0 || ks->n == 0)
+	if (ncols <= 0)
 		return PG_GPU_OK;
 	if (ks->dev)
 		return engine_keyset_payload(ks->dev, ncols, ks->n, vals, nulls, err);

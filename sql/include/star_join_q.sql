@@ -60,3 +60,7 @@ SELECT p_size, d_month, avg(p_weight) AS w, count(*)
 SELECT c_region, d_year, count(*) FROM sf_fact, sd_cust, sd_date
   WHERE f_cust = c_key AND f_date = d_key
   GROUP BY c_region, d_year HAVING c_region < 'B' AND d_year > 1995 ORDER BY 1, 2;
+-- an empty dimension whose columns are grouped on
+SELECT e_key, count(*), sum(f_rev) FROM sf_fact JOIN sd_empty ON f_part = e_key GROUP BY e_key;
+SELECT d_year, e_key, count(*) FROM sf_fact, sd_date, sd_empty
+  WHERE f_date = d_key AND f_cust = e_key GROUP BY d_year, e_key;

@@ -302,12 +302,11 @@ payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
 			return false;
 		sets->pay_text[i][j] = pb->texts[j];
 	}
-	if (pb->n == 0)
-		return true;
+	/* no keys: the columns are still declared, and never read */
 	vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext,
-											 sizeof(uint64) * pb->n * pb->ncols);
-	nulls = (uint8 *) MemoryContextAllocHuge(CurrentMemoryContext, pb->n * pb->ncols);
-	for (int j = 0; j < pb->ncols; j++)
+											 sizeof(uint64) * Max(pb->n * pb->ncols, 1));
+	nulls = (uint8 *) MemoryContextAllocHuge(CurrentMemoryContext, Max(pb->n * pb->ncols, 1));
+	for (int j = 0; j < pb->ncols && pb->n > 0; j++)
 	{
 		memcpy(vals + j * pb->n, pb->vals[j], sizeof(uint64) * pb->n);
 		memcpy(nulls + j * pb->n, pb->nulls[j], pb->n);
