@@ -231,7 +231,9 @@ def gpu_nodes(settings, q):
                f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {q};\n")
     b1 = fact_blocks()
     out += f"\nlineorder blocks (pg_statio, this EXPLAIN and its warm-up): read {b1[0] - b0[0]}, hit {b1[1] - b0[1]}\n"
-    nodes = re.findall(r"Custom Scan \((Gpu\w+)\)", out)
+    # the nodes that ran (a GPU node's fallback child holds others, never executed)
+    nodes = [m.group(1) for m in re.finditer(r"Custom Scan \((Gpu\w+)\)[^\n]*", out)
+             if "never executed" not in m.group(0)]
     fb = re.findall(r"Fallback: ([^\n]+)", out)
     counts = {}
     for n in nodes:
