@@ -45,6 +45,12 @@ if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
   tail -25 "$OUT/ssb.log"
 fi
+# new connections and a connection per query (bench/connections.py), with the
+# arguments in CONN ("--clients 4,16 --hold 64")
+if [ -n "${CONN:-}" ]; then
+  python3 bench/connections.py --out "$OUT" $CONN > "$OUT/connections.log" 2>&1; echo "connections rc=$?"
+  tail -30 "$OUT/connections.log"
+fi
 if [ $# -gt 0 ]; then
   python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
   cat "$OUT/bench.log" | tail -40
