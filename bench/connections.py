@@ -5,7 +5,7 @@ pg_gpu (on the GPU host `source .gpuhost/pg-up`; psql on PATH, PGHOST and friend
 psql takes them).
 
   bench/connections.py [--rows 5000000] [--first 8] [--clients 4,16] [--seconds 20]
-                       [--hold 64] [--out DIR]
+                       [--hold 64] [--set 'pg_gpu.x = y' ...] [--out DIR]
 
 1. First query of a new connection: --first fresh psql sessions each run the same
    query twice with \\timing (pg_gpu.force = on); the first run pays the session's
@@ -168,8 +168,12 @@ def main():
     ap.add_argument("--clients", default="4,16")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--hold", type=int, default=0)
+    ap.add_argument("--set", action="append", default=[],
+                    help="a setting for every GPU session (pg_gpu.register_buffers = off), repeatable")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
+    global FORCE
+    FORCE += "".join(f"SET {x};\n" for x in a.set)
 
     psql("CREATE EXTENSION IF NOT EXISTS pg_gpu;")
     build(a.rows)
@@ -182,6 +186,8 @@ def main():
     dev = psql("SELECT coalesce((SELECT name FROM pg_gpu_devices() LIMIT 1), 'no GPU')").strip()
     pr(f"## Connections — {time.strftime('%Y-%m-%d')}, {dev}, {os.cpu_count()} cores, "
        f"table tc: {a.rows:,} rows, {int(psql('SELECT pg_relation_size(' + repr('tc') + ')')) / 1e9:.2f} GB")
+    if a.set:
+        pr("GPU sessions' settings: " + "; ".join(a.set))
     pr()
     pr("### A new connection's first query (" + MIX[0] + ")")
     pr()

@@ -50,6 +50,11 @@ fi
 if [ -n "${CONN:-}" ]; then
   python3 bench/connections.py --out "$OUT" $CONN > "$OUT/connections.log" 2>&1; echo "connections rc=$?"
   tail -30 "$OUT/connections.log"
+  # CONN2: a second run with other arguments (a setting compared in the same call)
+  if [ -n "${CONN2:-}" ]; then
+    eval "python3 bench/connections.py --out $OUT/conn2 $CONN2" > "$OUT/connections2.log" 2>&1; echo "connections2 rc=$?"
+    tail -22 "$OUT/connections2.log"
+  fi
 fi
 if [ $# -gt 0 ]; then
   python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"

@@ -46,6 +46,7 @@ int			pg_gpu_chunk_pages = 4096;
 int			pg_gpu_join_batch_rows = 256 * 1024;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
+int			pg_gpu_register_after_scans = 1;
 int			pg_gpu_pin_workers = 8;
 int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_pin_workers_early = true;
@@ -149,6 +150,13 @@ PgGpuDefineGucs(void)
 							"Smallest table that makes a backend register the buffer pool with the GPU.",
 							"Registering costs tens of milliseconds per GB of shared_buffers, once per backend; smaller tables are copied.",
 							&pg_gpu_register_min_pages, 4096, 0, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.register_after_scans",
+							"Large scans a backend copies before it registers the buffer pool.",
+							"Registering 8 GB of shared_buffers takes about a second of the driver's time, "
+							"which a session's first query would wait for: a session that runs one query "
+							"and disconnects never pays it.",
+							&pg_gpu_register_after_scans, 1, 0, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers",
 							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",

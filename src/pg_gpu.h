@@ -28,6 +28,7 @@ extern int	pg_gpu_join_batch_rows;
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
 extern int	pg_gpu_register_min_pages;
+extern int	pg_gpu_register_after_scans;
 extern int	pg_gpu_pin_workers;
 extern int	pg_gpu_pin_workers_min_pages;
 extern bool pg_gpu_pin_workers_early;
