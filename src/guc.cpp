@@ -46,7 +46,7 @@ int			pg_gpu_chunk_pages = 4096;
 int			pg_gpu_join_batch_rows = 256 * 1024;
 bool		pg_gpu_register_buffers = true;
 int			pg_gpu_register_min_pages = 4096;
-int			pg_gpu_register_after_scans = 1;
+int			pg_gpu_register_after = -1;
 int			pg_gpu_pin_workers = 8;
 int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_pin_workers_early = true;
@@ -151,13 +151,14 @@ PgGpuDefineGucs(void)
 							"Registering costs tens of milliseconds per GB of shared_buffers, once per backend; smaller tables are copied.",
 							&pg_gpu_register_min_pages, 4096, 0, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_gpu.register_after_scans",
-							"Large scans a backend copies before it registers the buffer pool.",
-							"Registering 8 GB of shared_buffers takes about a second of the driver's time, "
-							"which a session's first query would wait for: a session that runs one query "
-							"and disconnects never pays it.",
-							&pg_gpu_register_after_scans, 1, 0, INT_MAX,
-							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.register_after",
+							"Data a backend's scans copy to the GPU before it registers the buffer pool.",
+							"Registering takes about a second of the driver's time per 8 GB of shared_buffers, "
+							"which the backend's queries wait for meanwhile; reading in place saves about that "
+							"much once a backend has scanned as much as the pool holds. -1: the size of "
+							"shared_buffers; 0: at the first large scan.",
+							&pg_gpu_register_after, -1, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers",
 							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",
 							"0 pins in the backend itself.",

@@ -28,7 +28,7 @@ extern int	pg_gpu_join_batch_rows;
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
 extern int	pg_gpu_register_min_pages;
-extern int	pg_gpu_register_after_scans;
+extern int	pg_gpu_register_after;
 extern int	pg_gpu_pin_workers;
 extern int	pg_gpu_pin_workers_min_pages;
 extern bool pg_gpu_pin_workers_early;
@@ -97,9 +97,12 @@ void		PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg);
 bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
 /* Whether a GPU path may be planned without forcing (no CUDA start). */
 bool		PgGpuDeviceLikely(void);
-/* Start (or with wait, finish) registering the shared buffer pool with the GPU,
- * once per backend; false while it is not usable (pages are then copied). */
-bool		PgGpuRegisterSharedBuffers(bool wait);
+/*
+ * Start (or with wait, finish) registering the shared buffer pool with the GPU,
+ * once per backend, once its scans have copied pg_gpu.register_after (a scan of
+ * scan_blocks pages asks); false while it is not usable (pages are then copied).
+ */
+bool		PgGpuRegisterSharedBuffers(bool wait, uint32 scan_blocks = 0);
 bool		PgGpuSharedBuffersRegistered(void);
 /* Device address of a shared buffer; the pool must be registered. */
 uint64		PgGpuSharedBufferDeviceAddr(int buf_id);

@@ -3,8 +3,8 @@
  * likely present (for planning without starting CUDA), registration of the shared
  * buffer pool, and pg_gpu_devices().
  *
- * The shared buffer pool is registered with the GPU by a backend's second large
- * enough scan (pg_gpu.register_after_scans), in the background: registering costs
+ * The shared buffer pool is registered with the GPU once a backend's scans have
+ * copied as much as it holds (pg_gpu.register_after), in the background: registering costs
  * tens of milliseconds per GB, once per backend, after which kernels read pinned
  * buffers in place over PCIe.  Measured on the H200 host with 8 GB of
  * shared_buffers, registering during a new connection's first query made it take
@@ -33,7 +33,7 @@ static bool engine_failed = false;
 static bool registration_failed = false;
 static uint64 pool_dev = 0;		/* device address of BufferBlocks */
 static bool registration_started = false;
-static int	large_scans = 0;		/* scans that could have read in place */
+static uint64 bytes_copied = 0;	/* by scans that could have read in place */
 
 bool
 PgGpuDeviceLikely(void)
@@ -104,7 +104,7 @@ PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
  * can be read in place now.
  */
 bool
-PgGpuRegisterSharedBuffers(bool wait)
+PgGpuRegisterSharedBuffers(bool wait, uint32 scan_blocks)
 {
 	char	   *start = BufferBlocks;
 	char	   *end = BufferBlocks + (uint64) NBuffers * BLCKSZ;
@@ -120,12 +120,22 @@ PgGpuRegisterSharedBuffers(bool wait)
 		return false;
 
 	/*
-	 * Not during a session's first large scans (pg_gpu.register_after_scans):
-	 * the driver's time it takes would hold up the query, and a session that
-	 * runs one query never reads in place anyway.
+	 * Not before the backend's scans have copied as much as the pool holds
+	 * (pg_gpu.register_after): the driver's time registering takes holds up
+	 * the backend's queries meanwhile, and a session that runs a few queries
+	 * and disconnects would never win it back.
 	 */
-	if (!wait && !registration_started && large_scans++ < pg_gpu_register_after_scans)
-		return false;
+	if (!wait && !registration_started)
+	{
+		uint64		after = pg_gpu_register_after < 0 ? (uint64) NBuffers * BLCKSZ
+			: (uint64) pg_gpu_register_after * 1024;
+
+		if (bytes_copied < after)
+		{
+			bytes_copied += (uint64) scan_blocks * BLCKSZ;
+			return false;
+		}
+	}
 	registration_started = true;
 	st = pg_gpu_engine_register_host_async(astart, (uint64) (aend - astart));
 	while (wait && st == 1)

@@ -358,7 +358,7 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 		ps->registered = pg_gpu_register_buffers &&
 			(ps->nblocks >= (BlockNumber) pg_gpu_register_min_pages ||
 			 PgGpuSharedBuffersRegistered()) &&
-			PgGpuRegisterSharedBuffers(false);
+			PgGpuRegisterSharedBuffers(false, ps->nblocks);
 	task->gather = ps->registered ? 0 : 1;
 	/* never hold more than a quarter of shared_buffers pinned */
 	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
