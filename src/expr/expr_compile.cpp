@@ -223,6 +223,34 @@ use_attribute(PgGpuCompiler *c, int attidx, int type)
 	return true;
 }
 
+Datum
+PgGpuWordDatum(uint64 w, int type)
+{
+	double		d;
+
+	switch (type)
+	{
+		case PG_GPU_INT2:
+			return Int16GetDatum((int16) (int64) w);
+		case PG_GPU_INT4:
+		case PG_GPU_DATE:
+			return Int32GetDatum((int32) (int64) w);
+		case PG_GPU_FLOAT4:
+			memcpy(&d, &w, 8);
+			return Float4GetDatum((float4) d);
+		case PG_GPU_FLOAT8:
+			memcpy(&d, &w, 8);
+			return Float8GetDatum(d);
+		case PG_GPU_BOOL:
+			return BoolGetDatum(w != 0);
+		case PG_GPU_TEXT:
+		case PG_GPU_BPCHAR:
+			return PointerGetDatum((void *) (uintptr_t) w);
+		default:				/* int8, timestamp, timestamptz */
+			return Int64GetDatum((int64) w);
+	}
+}
+
 bool
 PgGpuDatumWord(Datum d, int type, uint64 *bits)
 {
@@ -404,6 +432,19 @@ PgGpuAddSet(PgGpuCompiler *c, int settype, List *source)
 	return c->task->nsets++;
 }
 
+/* The instructions from start on as one program of an int8 value; false unless one value. */
+static bool
+int8_program(PgGpuCompiler *c, int start, pg_gpu_expr *out)
+{
+	if (c->depth != 1)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = (uint16) start;
+	out->len = (uint16) (c->task->nprog - start);
+	out->type = PG_GPU_INT8;
+	return true;
+}
+
 bool
 PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set, bool ordinal,
 					 pg_gpu_expr *out)
@@ -413,14 +454,9 @@ PgGpuCompileSetValue(PgGpuCompiler *c, Expr *probe, int keytype, int set, bool o
 
 	c->depth = 0;
 	if (!compile(c, probe, &t) ||
-		!emit(c, ordinal ? PG_GPU_OP_SET_ORD : PG_GPU_OP_SET_MULT, keytype, set, 0, 0) ||
-		c->depth != 1)
+		!emit(c, ordinal ? PG_GPU_OP_SET_ORD : PG_GPU_OP_SET_MULT, keytype, set, 0, 0))
 		return false;
-	memset(out, 0, sizeof(*out));
-	out->start = (uint16) start;
-	out->len = (uint16) (c->task->nprog - start);
-	out->type = PG_GPU_INT8;
-	return true;
+	return int8_program(c, start, out);
 }
 
 PgGpuPayloadVar *
@@ -456,13 +492,9 @@ PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr *out)
 	int			start = c->task->nprog;
 
 	c->depth = 0;
-	if (!is_text(pv->valtype) || !compile_payload(c, pv) || c->depth != 1)
+	if (!is_text(pv->valtype) || !compile_payload(c, pv))
 		return false;
-	memset(out, 0, sizeof(*out));
-	out->start = (uint16) start;
-	out->len = (uint16) (c->task->nprog - start);
-	out->type = PG_GPU_INT8;
-	return true;
+	return int8_program(c, start, out);
 }
 
 /* A join's key equality: the probe side, then a match in the other side's set. */

@@ -270,6 +270,12 @@ bool		PgGpuCompileColumnAs(PgGpuCompiler *c, int attidx, int type, pg_gpu_expr *
  */
 bool		PgGpuDatumWord(Datum d, int type, uint64 *bits);
 
+/*
+ * The engine's word of a value of type (a pg_gpu_coltype) as a Datum: the
+ * inverse of PgGpuDatumWord; text is the address of a varlena the engine holds.
+ */
+Datum		PgGpuWordDatum(uint64 w, int type);
+
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);
 

@@ -109,41 +109,6 @@ BeginGpuAgg(CustomScanState *node, EState *estate, int eflags)
 	PG_GPU_GUARD(BeginGpuAggImpl((GpuAggState *) node, estate, eflags));
 }
 
-/* A grouping key's word from the engine as a Datum of its type. */
-static Datum
-key_datum(Oid typid, uint64 w)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return Int16GetDatum((int16) (int64) w);
-		case INT4OID:
-		case DATEOID:
-			return Int32GetDatum((int32) (int64) w);
-		case FLOAT4OID:
-			{
-				double		d;
-
-				memcpy(&d, &w, 8);
-				return Float4GetDatum((float4) d);
-			}
-		case FLOAT8OID:
-			{
-				double		d;
-
-				memcpy(&d, &w, 8);
-				return Float8GetDatum(d);
-			}
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-			/* the engine's copy of the group's first value, a varlena */
-			return PointerGetDatum((void *) (uintptr_t) w);
-		default:				/* int8, timestamp, timestamptz */
-			return Int64GetDatum((int64) w);
-	}
-}
-
 /* The scan tuple of one result row: keys, then the partial states. */
 static TupleTableSlot *
 emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
@@ -170,7 +135,7 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 				s->t.sets.pay_text[c / PG_GPU_MAX_PAYLOAD][c % PG_GPU_MAX_PAYLOAD][keys[k]];
 		}
 		else
-			slot->tts_values[k] = key_datum(s->key_typid[k], keys[k]);
+			slot->tts_values[k] = PgGpuWordDatum(keys[k], PgGpuValueType(s->key_typid[k]));
 	}
 	for (int i = 0; i < s->nout; i++)
 	{

@@ -165,25 +165,6 @@ payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
 	return payload_values(pb, vals, nulls, limit, pay_cxt, text_cxt);
 }
 
-/* A grouping key's word from the engine as a Datum of the value type t. */
-static Datum
-word_datum(int t, uint64 w)
-{
-	switch (t)
-	{
-		case PG_GPU_INT2:
-			return Int16GetDatum((int16) (int64) w);
-		case PG_GPU_INT4:
-		case PG_GPU_DATE:
-			return Int32GetDatum((int32) (int64) w);
-		case PG_GPU_TEXT:
-		case PG_GPU_BPCHAR:
-			return PointerGetDatum((void *) (uintptr_t) w);
-		default:				/* int8, timestamp (rows tasks take no floats) */
-			return Int64GetDatum((int64) w);
-	}
-}
-
 /* A star join's dimension rows grouped on the GPU (PgGpuRowsTask): each group one row. */
 typedef struct PgGpuRowsArg
 {
@@ -217,12 +198,12 @@ rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
 		a->b->has_null = true;
 		return true;
 	}
-	if (!PgGpuKeyBufAdd(a->b, word_datum(a->keytype, keys[0]), false))
+	if (!PgGpuKeyBufAdd(a->b, PgGpuWordDatum(keys[0], a->keytype), false))
 		goto full;
 	for (int j = 0; j < a->pb->ncols; j++)
 	{
 		nulls[j] = (nullmask >> (j + 1)) & 1;
-		vals[j] = nulls[j] ? (Datum) 0 : word_datum(a->pb->type[j], keys[j + 1]);
+		vals[j] = nulls[j] ? (Datum) 0 : PgGpuWordDatum(keys[j + 1], a->pb->type[j]);
 	}
 	if (payload_values(a->pb, vals, nulls, a->b->limit - Min(a->b->limit, PgGpuKeyBufBytes(a->b)),
 					   a->b->cxt, a->text_cxt))

@@ -610,83 +610,20 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 }
 
 /*
- * A key set's keys from a table's pages.  Nothing overlaps this scan's pinning
- * (the probe scan waits for the set), so parallel workers pin its pages from an
- * eighth of pg_gpu.pin_workers_min_pages on: on the H100 host, collecting the
- * 1 M keys of bench Q5 (8,334 pages) took 15-18 ms with 8 workers against
- * 18-22 ms without.
+ * Run a collect or rows task (a key set's keys, a dimension's rows) over rel's
+ * pages for the snapshot and, once the engine has finished, take its results
+ * with take(ps, &res, arg); false with the fallback noted (scan_fail).  The
+ * engine ends here.  Nothing overlaps this scan's pinning (the probe scan waits
+ * for the set), so parallel workers pin its pages from an eighth of
+ * pg_gpu.pin_workers_min_pages on: on the H100 host, collecting the 1 M keys of
+ * bench Q5 (8,334 pages) took 15-18 ms with 8 workers against 18-22 ms without.
  */
-bool
-PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task, int settype,
-				 PgGpuCollected *out, PgGpuFallback *reason, char *msg, size_t msglen)
-{
-	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
-	PgGpuPageScan ps;
-	pg_gpu_agg_result res;
-	pg_gpu_error err;
-	instr_time	lapt;
-	bool		ok = false;
+typedef bool (*TakeFn) (PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg);
 
-	memcpy(task, plan_task, sizeof(*task));
-	memset(out, 0, sizeof(*out));
-	memset(&ps, 0, sizeof(ps));	/* no pin arrays yet */
-	INSTR_TIME_SET_CURRENT(lapt);
-	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task))
-	{
-		*reason = ps.fb_reason;
-		strlcpy(msg, ps.fb_msg, msglen);
-		pfree(task);
-		return false;
-	}
-	task->total_pages = Max(ps.nblocks, 1);	/* bounds the keys' buffers */
-
-	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
-	PG_TRY();
-	{
-		if ((ps.agg = pg_gpu_agg_begin(task, &err)) == NULL)
-			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
-		else if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages / 8))
-		{
-			if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK ||
-				(out->ks = pg_gpu_agg_keyset(ps.agg, settype, &out->keys, &out->has_null,
-											 &err)) == NULL)
-				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
-			else
-			{
-				PgGpuScanComplete(&ps);
-				out->nonempty = res.nrows > 0;
-				out->pages = res.pages;
-				out->gpu_ms = res.gpu_ms;
-				ok = true;
-			}
-		}
-	}
-	PG_CATCH();
-	{
-		/* read again after the longjmp */
-		pg_gpu_agg_end(((volatile PgGpuPageScan *) &ps)->agg);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	pg_gpu_agg_end(ps.agg);		/* waits for in-flight kernels */
-	PgGpuScanRelease(&ps, true);
-	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
-		if (ps.pins[i])
-			pfree(ps.pins[i]);
-	if (!ok)
-	{
-		*reason = ps.fb_reason;
-		strlcpy(msg, ps.fb_msg, msglen);
-	}
-	pfree(task);
-	return ok;
-}
-
-
-bool
-PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
-				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
-				   PgGpuFallback *reason, char *msg, size_t msglen)
+static bool
+run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+			   bool bound_pages, TakeFn take, void *arg, PgGpuFallback *reason, char *msg,
+			   size_t msglen)
 {
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
 	PgGpuPageScan ps;
@@ -705,6 +642,8 @@ PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_
 		pfree(task);
 		return false;
 	}
+	if (bound_pages)
+		task->total_pages = Max(ps.nblocks, 1);	/* bounds the keys' buffers */
 
 	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
 	PG_TRY();
@@ -717,23 +656,8 @@ PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_
 				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
 			else
 			{
-				pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
-
 				PgGpuScanComplete(&ps);
-				ok = true;
-				for (int64 g = 0; g < res.ngroups && ok; g++)
-				{
-					uint64		keys[PG_GPU_MAX_KEYS];
-					uint32		nullmask = 0;
-					int64		rows = 0;
-
-					if ((g & 1023) == 0)
-						CHECK_FOR_INTERRUPTS();
-					pg_gpu_agg_group(ps.agg, g, keys, &nullmask, &rows, states);
-					ok = fn(arg, keys, nullmask, rows);
-				}
-				*pages = res.pages;
-				*gpu_ms = res.gpu_ms;
+				ok = take(&ps, &res, arg);
 			}
 		}
 	}
@@ -756,4 +680,77 @@ PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_
 	}
 	pfree(task);
 	return ok;
+}
+
+typedef struct TakeKeys
+{
+	int			settype;
+	PgGpuCollected *out;
+} TakeKeys;
+
+static bool
+take_keys(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
+{
+	TakeKeys   *a = (TakeKeys *) arg;
+	pg_gpu_error err;
+
+	if ((a->out->ks = pg_gpu_agg_keyset(ps->agg, a->settype, &a->out->keys,
+										&a->out->has_null, &err)) == NULL)
+		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	a->out->nonempty = res->nrows > 0;
+	a->out->pages = res->pages;
+	a->out->gpu_ms = res->gpu_ms;
+	return true;
+}
+
+bool
+PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task, int settype,
+				 PgGpuCollected *out, PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	TakeKeys	a = {settype, out};
+
+	memset(out, 0, sizeof(*out));
+	return run_table_task(rel, snapshot, plan_task, true, take_keys, &a, reason, msg, msglen);
+}
+
+
+typedef struct TakeGroups
+{
+	PgGpuGroupFn fn;
+	void	   *arg;
+	int64	   *pages;
+	double	   *gpu_ms;
+} TakeGroups;
+
+static bool
+take_groups(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
+{
+	TakeGroups *a = (TakeGroups *) arg;
+	pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+
+	*a->pages = res->pages;
+	*a->gpu_ms = res->gpu_ms;
+	for (int64 g = 0; g < res->ngroups; g++)
+	{
+		uint64		keys[PG_GPU_MAX_KEYS];
+		uint32		nullmask = 0;
+		int64		rows = 0;
+
+		if ((g & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		pg_gpu_agg_group(ps->agg, g, keys, &nullmask, &rows, states);
+		if (!a->fn(a->arg, keys, nullmask, rows))
+			return false;
+	}
+	return true;
+}
+
+bool
+PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
+				   PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	TakeGroups	a = {fn, arg, pages, gpu_ms};
+
+	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen);
 }
