@@ -90,7 +90,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck pgcheck demo demo-stop bench fuzz ssb
+.PHONY: deps test unittest gpucheck pgcheck demo demo-stop bench fuzz ssb deb
 deps:
 	@scripts/deps.sh
 
@@ -116,6 +116,12 @@ gpucheck:
 # on a throwaway cluster with the engine emulated; PGCHECK_EXISTING=1 on the GPU host.
 pgcheck:
 	scripts/pgcheck.sh
+
+# The Debian package postgresql-15-pg-gpu in tmp/deb/ (scripts/deb.sh; installs
+# debhelper and postgresql-server-dev-all if missing).  make test builds it too,
+# installs it, and runs the regression suite against it.
+deb: deps
+	@scripts/deb.sh
 
 demo: deps
 	@$(MAKE) -s all
