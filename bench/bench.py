@@ -6,11 +6,13 @@
 
 Builds t(id int8, i4 int4, f8 float8, g int4), then times, in one run and one warm
 session each, Q1/Q2 with PostgreSQL serial, PostgreSQL with 8 workers, and pg_gpu
-(default costs), reporting ratios and achieved GB/s against PCIe (55 GB/s).
+(default costs), reporting ratios and achieved GB/s against PCIe (55 GB/s); writes
+bench_results.md and bench.csv (query, mode, median ms: bench/chart.py draws it).
 --sweep adds the crossover sweep N = 1e3 .. rows: PostgreSQL's best plan vs pg_gpu
 with default costs vs pg_gpu forced, and which plan the planner chose.
 """
 import argparse
+import csv
 import os
 import re
 import statistics
@@ -201,6 +203,7 @@ def main():
     # bring the table into shared buffers (GpuAgg reads it with no ring buffer)
     psql("SET pg_gpu.force = on; SELECT count(*) FROM t;")
     lines = []
+    csv_rows = []
     pr = lambda s="": (print(s, flush=True), lines.append(s))
     pr(f"## pg_gpu benchmark — {time.strftime('%Y-%m-%d')}")
     pr()
@@ -310,6 +313,8 @@ def main():
             runs["gpu"] += ms
             ex3, w3 = ex, where
         ser, par, gpu = (statistics.median(runs[k]) for k in ("ser", "par", "gpu"))
+        csv_rows += [(name, "PG serial", f"{ser:.1f}"), (name, "PG 8 workers", f"{par:.1f}"),
+                     (name, "pg_gpu", f"{gpu:.1f}")]
         gbs = qbytes / (gpu / 1000) / 1e9
         pr(f"| {name} | {ser:.0f} | {par:.0f} | {gpu:.1f} (min {min(runs['gpu']):.1f}) | {ser / gpu:.1f}x | {par / gpu:.1f}x | "
            f"{gbs:.1f} ({100 * gbs / PCIE_GBS:.0f}%) | {ex3.get('GPU Time', '?')} | {w3} |")
@@ -427,6 +432,11 @@ def main():
         pr()
     with open(os.path.join(a.out, "bench_results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    # the medians for bench/chart.py (the columns ssb.py writes)
+    with open(os.path.join(a.out, "bench.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["query", "mode", "ms"])
+        w.writerows(csv_rows)
 
 
 if __name__ == "__main__":
