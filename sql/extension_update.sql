@@ -1,0 +1,23 @@
+--
+-- The extension's versions and its update path (issue 22).  From 0.1 on, every
+-- change to the SQL objects comes with pg_gpu--<old>--<new>.sql, and a cluster
+-- created at any earlier version reaches the default one with ALTER EXTENSION
+-- pg_gpu UPDATE: this test creates the oldest version and updates it.  A new
+-- default_version without its update script fails here.
+--
+SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'pg_gpu')
+  AS at_default FROM pg_extension WHERE extname = 'pg_gpu';
+SELECT version FROM pg_available_extension_versions WHERE name = 'pg_gpu' ORDER BY version;
+-- every earlier version has a path to the default one
+SELECT source, target, path IS NOT NULL AS has_path
+  FROM pg_extension_update_paths('pg_gpu') e, pg_available_extensions a
+  WHERE a.name = 'pg_gpu' AND e.target = a.default_version AND e.source <> e.target
+  ORDER BY source;
+DROP EXTENSION pg_gpu;
+CREATE EXTENSION pg_gpu VERSION '0.1';
+ALTER EXTENSION pg_gpu UPDATE;
+SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE name = 'pg_gpu')
+  AS updated FROM pg_extension WHERE extname = 'pg_gpu';
+-- the objects are there after the update
+SELECT count(*) > 0 AS stats FROM pg_gpu_stats;
+SELECT gpu_sum(x) FROM (VALUES (1), (2), (3)) v(x);
