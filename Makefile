@@ -56,8 +56,17 @@ EXTRA_CLEAN  = $(ENGINE_LIB) cuda/*.o cuda/*/*.o test/engine_test bench/dict_ben
 # The GPU host has no clang: no LLVM bitcode.
 override with_llvm = no
 
-PGXS := $(shell $(PG_CONFIG) --pgxs)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+# Goals that run scripts (which install what is missing, then call make again)
+# work before PostgreSQL's headers are there; building does not.
+SCRIPT_GOALS = deps test demo demo-stop deb fuzz pgcheck gpucheck ssb bench
+ifeq ($(PGXS),)
+ifneq ($(filter-out $(SCRIPT_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(error pg_gpu: no PostgreSQL 15 pg_config at '$(PG_CONFIG)': install postgresql-server-dev-15 (make deps) or give PG_CONFIG=/path/to/pg_config)
+endif
+else
 include $(PGXS)
+endif
 
 $(shlib): $(ENGINE_LIB)
 
