@@ -113,4 +113,6 @@ else
 fi
 echo
 echo "The demo cluster is still running:  psql -h $root -p $PORT -U postgres"
+[ -z "$gpu" ] &&
+  echo "  (its GPU path, there as here:        $on_set;)"
 echo "Stop it with:                        make demo-stop"
