@@ -30,6 +30,9 @@ INSERT INTO sd_part SELECT i, 'C' || (i % 4 + 1), 'C' || (i % 4 + 1) || lpad((i 
 CREATE TABLE sd_dup (s_key int4, s_tag text);
 INSERT INTO sd_dup SELECT i % 400 + 1, 't' || (i % 5) FROM generate_series(0, 999) i;
 CREATE TABLE sd_empty (e_key int4);
+-- rows whose key is NULL, twice the same: they join nothing, and repeat harmlessly
+CREATE TABLE sd_nk (k int4, tag text);
+INSERT INTO sd_nk VALUES (1, 'a'), (2, 'b'), (3, 'a'), (NULL, 'z'), (NULL, 'z');
 CREATE TABLE sf_fact (f_id int4, f_date int4, f_cust int4, f_part int4, f_qty int4,
   f_disc int4, f_rev int4, f_cost int4);
 INSERT INTO sf_fact SELECT i,
@@ -37,7 +40,7 @@ INSERT INTO sf_fact SELECT i,
   CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 31) % 460 + 1 END,
   (i * 17) % 820 + 1, i % 50 + 1, i % 11, 1000 + (i * 37) % 9000, 500 + (i * 13) % 4000
   FROM generate_series(1, 30000) i;
-VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
+VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sd_nk, sf_fact;
 -- the plan under force: one GpuAgg scans the fact table, probes a key set per
 -- dimension (their group columns its payload) and groups on the GPU; the
 -- children are PostgreSQL's plan (the fallback) and each dimension's plan
@@ -62,4 +65,4 @@ RESET pg_gpu.debug_fail_after_chunks;
 RESET pg_gpu.chunk_pages;
 RESET pg_gpu.expect_gpu;
 RESET pg_gpu.force;
-DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sf_fact;
+DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sd_nk, sf_fact;

@@ -64,3 +64,9 @@ SELECT c_region, d_year, count(*) FROM sf_fact, sd_cust, sd_date
 SELECT e_key, count(*), sum(f_rev) FROM sf_fact JOIN sd_empty ON f_part = e_key GROUP BY e_key;
 SELECT d_year, e_key, count(*) FROM sf_fact, sd_date, sd_empty
   WHERE f_date = d_key AND f_cust = e_key GROUP BY d_year, e_key;
+-- NULL dimension keys that repeat
+SELECT tag, count(*), sum(f_rev) FROM sf_fact JOIN sd_nk ON f_qty = k GROUP BY tag ORDER BY tag;
+-- columns reached through an aliased join (EXPLAIN names them by their table)
+SELECT d_year, count(*) FROM (sf_fact JOIN sd_part ON f_part = p_key) x JOIN sd_date ON x.f_date = d_key
+  WHERE x.f_qty < 40 GROUP BY 1 ORDER BY 1;
+SELECT count(*) FROM (sf_fact f CROSS JOIN (SELECT 1) s) x WHERE x.f_qty < 3;

@@ -184,6 +184,13 @@ rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
 	Datum		vals[PG_GPU_MAX_PAYLOAD];
 	bool		nulls[PG_GPU_MAX_PAYLOAD];
 
+	if (nullmask & 1)
+	{
+		/* a NULL key joins nothing, however many rows have it */
+		a->b->nonempty = true;
+		a->b->has_null = true;
+		return true;
+	}
 	if (rows > 1)
 	{
 		/* equal rows: their keys repeat, which the join must count */
@@ -191,12 +198,6 @@ rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
 		snprintf(a->msg, a->msglen, "the join's build side has %lld equal rows",
 				 (long long) rows);
 		return false;
-	}
-	if (nullmask & 1)
-	{
-		a->b->nonempty = true;
-		a->b->has_null = true;
-		return true;
 	}
 	if (!PgGpuKeyBufAdd(a->b, PgGpuWordDatum(keys[0], a->keytype), false))
 		goto full;
@@ -458,8 +459,8 @@ collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int se
 	Const	   *tc = src->task;
 	Oid			relid = src->relid;
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(tc->constvalue));
-	PgGpuFallback reason;
-	char		msg[256];
+	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
+	char		msg[256] = "";
 	Relation	rel;
 	bool		ok;
 

@@ -118,6 +118,30 @@ PgGpuTaskConst(const pg_gpu_agg_task *task)
  * The GPU's filter as text, for EXPLAIN: the quals are compiled into the task and
  * never evaluated by PostgreSQL above the table, so setrefs never sees them.
  */
+/*
+ * A Var's "as written" name: a column reached through an aliased join keeps
+ * that join's range-table index there (varnosyn), which a one-table deparse
+ * context does not have; ChangeVarNodes leaves it alone.  Name it by the table.
+ */
+static bool
+syn_to_table(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varlevelsup == 0)
+		{
+			v->varnosyn = v->varno;
+			v->varattnosyn = v->varattno;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, (bool (*)()) (void *) syn_to_table, context);
+}
+
 String *
 PgGpuFilterText(List *quals, Oid relid, Index varno)
 {
@@ -128,6 +152,7 @@ PgGpuFilterText(List *quals, Oid relid, Index varno)
 	e = (Node *) make_ands_explicit((List *) copyObject(quals));
 	if (varno != 1)
 		ChangeVarNodes(e, (int) varno, 1, 0);
+	(void) syn_to_table(e, NULL);
 	return makeString(deparse_expression(e, deparse_context_for(get_rel_name(relid), relid),
 										 false, false));
 }
