@@ -1630,6 +1630,17 @@ class Gen:
                              % (al, r.randint(-40, 40)))
             if r.random() < 0.15:
                 dfilt.append("%s.kt IS NOT NULL" % al)
+            if r.random() < 0.12:
+                # a snowflake: the dimension joined to a sub-dimension on its own key
+                sub = "s%d" % (j + 1)
+                joins.append(" JOIN %s %s ON %s.%s = %s.%s" % (
+                    r.choice(["du", "dk"]), sub, al, r.choice(["kc", "kv", "val"]), sub,
+                    r.choice(["kc", "kv", "val"])))
+        if r.random() < 0.15:
+            # a semi-join beside the inner ones
+            fc, dc = r.choice(KEY_PAIRS)
+            dfilt.append("a.%s IN (SELECT %s FROM %s WHERE val > %d)" % (
+                fc, dc, r.choice(["du", "dk"]), r.randint(-40, 40)))
         keys = []
         for _ in range(r.choice([1, 1, 2, 3])):
             if r.random() < 0.15:
