@@ -61,6 +61,11 @@ SET pg_gpu.expect_gpu = off;
 SET pg_gpu.chunk_pages = 8;
 SET pg_gpu.debug_fail_after_chunks = 1;
 \i sql/include/star_join_q.sql
+-- ... and at the first chunk of every GPU scan: the dimensions' rows tasks and key
+-- collections give their sets back to the dimensions' plans, then the fact scan
+-- gives the query back
+SET pg_gpu.debug_fail_after_chunks = 0;
+\i sql/include/star_join_q.sql
 RESET pg_gpu.debug_fail_after_chunks;
 RESET pg_gpu.chunk_pages;
 RESET pg_gpu.expect_gpu;
