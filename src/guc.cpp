@@ -156,7 +156,8 @@ PgGpuDefineGucs(void)
 							"Registering takes about a second of the driver's time per 8 GB of shared_buffers, "
 							"which the backend's queries wait for meanwhile; reading in place saves about that "
 							"much once a backend has scanned as much as the pool holds. -1: the size of "
-							"shared_buffers; 0: at the first large scan.",
+							"shared_buffers, or at once for a scan of a quarter of it; 0: at the first "
+							"large scan.",
 							&pg_gpu_register_after, -1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers",
