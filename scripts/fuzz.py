@@ -1624,7 +1624,9 @@ class Gen:
             fc, dc = r.choice(KEY_PAIRS)
             dim = r.choice(["du", "du", "du", "dk", "de"])
             al = "d%d" % (j + 1)
-            joins.append(" JOIN %s %s ON a.%s = %s.%s" % (dim, al, fc, al, dc))
+            # now and then an outer join, which a star join must leave to PostgreSQL
+            kind = "LEFT JOIN" if r.random() < 0.08 else "JOIN"
+            joins.append(" %s %s %s ON a.%s = %s.%s" % (kind, dim, al, fc, al, dc))
             if r.random() < 0.4:
                 dfilt.append(r.choice(["%s.val < %d", "%s.val > %d", "%s.val <> %d"])
                              % (al, r.randint(-40, 40)))

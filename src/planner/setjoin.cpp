@@ -26,6 +26,8 @@ extern "C" {
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
+#include "utils/selfuncs.h"
+
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "expr/expr_compile.h"
@@ -379,7 +381,21 @@ try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin
 	{
 		Relids		c = (Relids) lfirst(lc);
 
-		if (!try_probe_of(root, bms_union(fact->relids, c), fact, c, false, &out->dims[i]))
+		PgGpuSetJoin *d = &out->dims[i];
+
+		if (!try_probe_of(root, bms_union(fact->relids, c), fact, c, false, d))
+			return false;
+
+		/*
+		 * An inner join repeats a fact row once per equal key, which a key set
+		 * cannot: the executor gives such a join back to PostgreSQL after
+		 * running the dimension's plan.  A dimension whose keys PostgreSQL
+		 * expects to repeat (a fact table taken for a dimension, say) makes
+		 * no star at all.
+		 */
+		if (d->jointype == JOIN_INNER && d->build->rows >= 2 &&
+			estimate_num_groups(root, list_make1(d->build_key), d->build->rows, NULL, NULL) * 2 <
+			d->build->rows)
 			return false;
 		i++;
 	}
