@@ -103,6 +103,13 @@ grow_huge(void *p, Size bytes, MemoryContext cxt)
 	return p ? repalloc_huge(p, bytes) : MemoryContextAllocHuge(cxt, bytes);
 }
 
+/* What is left of the keys' memory limit for the payload beside them. */
+static uint64
+keybuf_room(PgGpuKeyBuf *b)
+{
+	return b->limit - Min(b->limit, PgGpuKeyBufBytes(b));
+}
+
 /*
  * One row's payload values (its key was not NULL); false when over the limit.
  * A text value is copied (detoasted) into text_cxt.
@@ -206,8 +213,7 @@ rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
 		nulls[j] = (nullmask >> (j + 1)) & 1;
 		vals[j] = nulls[j] ? (Datum) 0 : PgGpuWordDatum(keys[j + 1], a->pb->type[j]);
 	}
-	if (payload_values(a->pb, vals, nulls, a->b->limit - Min(a->b->limit, PgGpuKeyBufBytes(a->b)),
-					   a->b->cxt, a->text_cxt))
+	if (payload_values(a->pb, vals, nulls, keybuf_room(a->b), a->b->cxt, a->text_cxt))
 		return true;
 full:
 	*a->reason = PG_GPU_FB_SLOT_MEMORY;
@@ -326,8 +332,7 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets,
 		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
 		if (pb != NULL && !isnull &&
-			!payload_add(pb, slot, resno, b->limit - Min(b->limit, PgGpuKeyBufBytes(b)),
-						 b->cxt, sets->pay_cxt))
+			!payload_add(pb, slot, resno, keybuf_room(b), b->cxt, sets->pay_cxt))
 		{
 			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
 			break;

@@ -157,6 +157,21 @@ PgGpuFilterText(List *quals, Oid relid, Index varno)
 										 false, false));
 }
 
+/* rel as the table a collect or rows task scans: a plain one, read whole; else NULL. */
+static RangeTblEntry *
+task_table(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte;
+
+	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
+		return NULL;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return NULL;
+	return rte;
+}
+
 /*
  * A collect task over one plain table: its rows' keys for a key set (see
  * setjoin.h).
@@ -174,11 +189,7 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
 	double		cpu_cost = plan_cost + plan_rows * 2 * cpu_operator_cost;
 
 	*cost = cpu_cost;
-	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
-		return NULL;
-	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if ((rte = task_table(root, rel)) == NULL)
 		return NULL;
 	gpu_cost = PgGpuScanCost(rel, 1.0, false);
 	if (!pg_gpu_force && gpu_cost >= cpu_cost)
@@ -214,12 +225,7 @@ PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, doubl
 	double		cpu_cost = plan_cost + plan_rows * (1 + list_length(keys)) * cpu_operator_cost;
 
 	*cost = cpu_cost;
-	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
-		list_length(keys) > PG_GPU_MAX_KEYS)
-		return NULL;
-	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if (list_length(keys) > PG_GPU_MAX_KEYS || (rte = task_table(root, rel)) == NULL)
 		return NULL;
 	/* grouping a row per group: its pages, and a group per row */
 	gpu_cost = PgGpuScanCost(rel, 1.0, false) + plan_rows * cpu_operator_cost;
