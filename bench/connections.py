@@ -97,15 +97,16 @@ class Sampler(threading.Thread):
             time.sleep(0.5)
 
 
-def conn_per_query(clients, seconds, want):
+def conn_per_query(clients, seconds, want, mix):
     lat, errors, wrong = [], [], []
+    per = {q: [] for q in mix}
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
 
     def client(c):
         i = c
         while time.monotonic() < deadline:
-            q = MIX[i % len(MIX)]
+            q = mix[i % len(mix)]
             i += 1
             ms, r = run_psql(FORCE + q + ";\n")
             with lock:
@@ -113,6 +114,7 @@ def conn_per_query(clients, seconds, want):
                     errors.append(r.stderr.strip()[:200])
                 else:
                     lat.append(ms)
+                    per[q].append(ms)
                     if r.stdout.strip() != want[q]:
                         wrong.append(q)
 
@@ -130,7 +132,8 @@ def conn_per_query(clients, seconds, want):
     pct = (lambda p: lat[min(len(lat) - 1, int(p * len(lat)))]) if lat else (lambda p: float("nan"))
     return {"clients": clients, "queries": len(lat), "qps": len(lat) / elapsed,
             "p50": pct(0.50), "p95": pct(0.95), "errors": len(errors), "wrong": len(wrong),
-            "first_error": errors[0] if errors else "", "gpu_mib": sampler.peak}
+            "first_error": errors[0] if errors else "", "gpu_mib": sampler.peak,
+            "per": {q: statistics.median(v) if v else float("nan") for q, v in per.items()}}
 
 
 def hold(n):
@@ -168,6 +171,8 @@ def main():
     ap.add_argument("--clients", default="4,16")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--hold", type=int, default=0)
+    ap.add_argument("--mix", default="0,1,2",
+                    help="which of the mix's queries the clients run (0 aggregate, 1 grouping, 2 IN lookup)")
     ap.add_argument("--set", action="append", default=[],
                     help="a setting for every GPU session (pg_gpu.register_buffers = off), repeatable")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -175,7 +180,7 @@ def main():
     global FORCE
     FORCE += "".join(f"SET {x};\n" for x in a.set)
 
-    psql("CREATE EXTENSION IF NOT EXISTS pg_gpu;")
+    psql("CREATE EXTENSION IF NOT EXISTS pg_gpu; ALTER EXTENSION pg_gpu UPDATE;")
     build(a.rows)
     lines = []
 
@@ -183,9 +188,19 @@ def main():
         print(s, flush=True)
         lines.append(s)
 
+    # the GPU service starts the GPU when the server starts: wait for it
+    svc = ""
+    for _ in range(120):
+        svc = psql("SELECT coalesce((SELECT state || ', GPU ' || gpu || ', start-up ' || "
+                   "coalesce(round(gpu_start_ms)::text, '-') || ' ms' FROM pg_gpu_service()), "
+                   "'off')").strip()
+        if svc == "off" or "GPU starting" not in svc:
+            break
+        time.sleep(0.5)
     dev = psql("SELECT coalesce((SELECT name FROM pg_gpu_devices() LIMIT 1), 'no GPU')").strip()
     pr(f"## Connections — {time.strftime('%Y-%m-%d')}, {dev}, {os.cpu_count()} cores, "
        f"table tc: {a.rows:,} rows, {int(psql('SELECT pg_relation_size(' + repr('tc') + ')')) / 1e9:.2f} GB")
+    pr(f"GPU service: {svc}")
     if a.set:
         pr("GPU sessions' settings: " + "; ".join(a.set))
     pr()
@@ -200,13 +215,17 @@ def main():
     pr()
     want = {q: psql("SET extra_float_digits = 0; SET pg_gpu.enabled = off;\n" + q + ";").strip()
             for q in MIX}
-    pr(f"### A connection per query, the mix of {len(MIX)} GPU queries (forced), {a.seconds:g} s each")
+    mix = [MIX[int(i)] for i in a.mix.split(",") if i]
+    pr(f"### A connection per query, {len(mix)} GPU queries of the mix ({a.mix}; forced), "
+       f"{a.seconds:g} s each")
     pr()
-    pr("| clients | queries | queries/s | p50 ms | p95 ms | errors | wrong answers | GPU memory peak MiB |")
-    pr("|---|---|---|---|---|---|---|---|")
+    pr("| clients | queries | queries/s | p50 ms | p95 ms | median ms per query (" + a.mix +
+       ") | errors | wrong answers | GPU memory peak MiB |")
+    pr("|---|---|---|---|---|---|---|---|---|")
     for c in [int(x) for x in a.clients.split(",") if x]:
-        r = conn_per_query(c, a.seconds, want)
-        pr(f"| {c} | {r['queries']} | {r['qps']:.1f} | {r['p50']:,.0f} | {r['p95']:,.0f} | "
+        r = conn_per_query(c, a.seconds, want, mix)
+        per = " / ".join(f"{r['per'][q]:,.0f}" for q in mix)
+        pr(f"| {c} | {r['queries']} | {r['qps']:.1f} | {r['p50']:,.0f} | {r['p95']:,.0f} | {per} | "
            f"{r['errors']} | {r['wrong']} | {r['gpu_mib'] if r['gpu_mib'] is not None else 'n/a'} |")
         if r["first_error"]:
             pr(f"|  | first error: {r['first_error']} | | | | | | |")

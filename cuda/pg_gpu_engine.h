@@ -474,6 +474,26 @@ void		pg_gpu_keysort_end(pg_gpu_keysort *ks);
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
 
+/*
+ * A task run by another process (the GPU service, src/service/): its client
+ * supplies these calls, and pg_gpu_agg_client wraps them in a handle that every
+ * pg_gpu_agg_* call above accepts.  Sort and collect tasks are not run this way
+ * (pg_gpu_sort_next and pg_gpu_agg_keyset answer PG_GPU_INVALID_TASK).
+ */
+typedef struct pg_gpu_agg_client_ops
+{
+	int			(*slot_idle) (void *h, int slot);
+	pg_gpu_status (*slot_get) (void *h, int slot, pg_gpu_agg_slot *out, pg_gpu_error *err);
+	pg_gpu_status (*submit) (void *h, int slot, int npages, int nvis, pg_gpu_error *err);
+	pg_gpu_status (*finish) (void *h, pg_gpu_agg_result *res, pg_gpu_error *err);
+	void		(*group) (void *h, int64_t g, uint64_t *keys, uint32_t *nullmask,
+						  int64_t *rows, pg_gpu_col_state *states);
+	void		(*end) (void *h);
+} pg_gpu_agg_client_ops;
+
+/* NULL only when out of host memory; the handle's end calls ops->end(h). */
+pg_gpu_agg *pg_gpu_agg_client(const pg_gpu_agg_client_ops *ops, void *h);
+
 struct pg_gpu_keyset;
 
 /*

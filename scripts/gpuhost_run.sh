@@ -48,6 +48,16 @@ fi
 # new connections and a connection per query (bench/connections.py), with the
 # arguments in CONN ("--clients 4,16 --hold 64")
 if [ -n "${CONN:-}" ]; then
+  # CONN_BASE_CONF: postgresql.conf lines for a baseline run first ("pg_gpu.service = off")
+  if [ -n "${CONN_BASE_CONF:-}" ]; then
+    cp "$PGDATA/postgresql.conf" /tmp/postgresql.conf.saved
+    echo "$CONN_BASE_CONF" >> "$PGDATA/postgresql.conf"
+    pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
+    python3 bench/connections.py --out "$OUT/base" $CONN > "$OUT/connections_base.log" 2>&1; echo "connections (baseline: $CONN_BASE_CONF) rc=$?"
+    tail -30 "$OUT/connections_base.log"
+    cp /tmp/postgresql.conf.saved "$PGDATA/postgresql.conf"
+    pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
+  fi
   python3 bench/connections.py --out "$OUT" $CONN > "$OUT/connections.log" 2>&1; echo "connections rc=$?"
   tail -30 "$OUT/connections.log"
   # CONN2: a second run with other arguments (a setting compared in the same call)

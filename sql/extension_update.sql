@@ -20,4 +20,5 @@ SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE n
   AS updated FROM pg_extension WHERE extname = 'pg_gpu';
 -- the objects are there after the update
 SELECT count(*) > 0 AS stats FROM pg_gpu_stats;
+SELECT count(*) = 1 AS service FROM pg_gpu_service();
 SELECT gpu_sum(x) FROM (VALUES (1), (2), (3)) v(x);

@@ -53,6 +53,8 @@ bool		pg_gpu_pin_workers_early = true;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
+bool		pg_gpu_service = true;
+int			pg_gpu_service_tasks = 16;
 
 void
 PgGpuDefineGucs(void)
@@ -189,5 +191,19 @@ PgGpuDefineGucs(void)
 							 "For testing GPU plans end to end on machines without a GPU.",
 							 &pg_gpu_emulate_gpu, false,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.service",
+							 "Runs GPU aggregations in one background process that owns the GPU.",
+							 "The service starts CUDA and registers the buffer pool once, when the "
+							 "server starts, so backends do not (docs/GPU_SERVICE.md). Off: every "
+							 "backend starts its own.",
+							 &pg_gpu_service, true,
+							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.service_tasks",
+							"GPU tasks the service runs at once (one channel of about 1.2 MB "
+							"of shared memory each).",
+							"A task that finds every channel in use waits for one, up to 10 s, "
+							"then runs on PostgreSQL's plan.",
+							&pg_gpu_service_tasks, 16, 1, 1024,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pg_gpu");
 }

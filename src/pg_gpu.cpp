@@ -1,6 +1,7 @@
 /*
  * pg_gpu.cpp — module entry point.  _PG_init only dispatches: GUCs, shared memory
- * for the statistics, the planner hooks and the executor node methods.
+ * for the statistics and the GPU service, the service's worker, the planner hooks
+ * and the executor node methods.
  */
 extern "C" {
 #include "postgres.h"
@@ -12,6 +13,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "dict/dict.h"
+#include "service/service.h"
 
 PG_MODULE_MAGIC;
 
@@ -29,6 +31,7 @@ pg_gpu_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	PG_GPU_GUARD(PgGpuStatsRequestShmem());
+	PG_GPU_GUARD(PgGpuServiceRequestShmem());
 }
 
 static void
@@ -37,6 +40,7 @@ pg_gpu_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	PG_GPU_GUARD(PgGpuStatsStartup());
+	PG_GPU_GUARD(PgGpuServiceShmemStartup());
 }
 
 extern "C" void
@@ -60,6 +64,7 @@ _PG_init(void)
 		shmem_request_hook = pg_gpu_shmem_request;
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = pg_gpu_shmem_startup;
+		PgGpuServiceRegisterWorker();
 	}
 	PgGpuPlannerInit();
 	PgGpuAggExecInit();

@@ -35,6 +35,8 @@ extern bool pg_gpu_pin_workers_early;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
+extern bool pg_gpu_service;
+extern int	pg_gpu_service_tasks;
 
 void		PgGpuDefineGucs(void);
 

@@ -3,6 +3,8 @@
  * its CPU twin chosen once at begin (agg_api.h), every later call sent through the
  * handle's function table.  Built with the host compiler, with or without nvcc.
  */
+#include <new>
+
 #include "engine/agg_api.h"
 #include "engine/error.h"
 #include "sort/sort.cuh"
@@ -160,4 +162,95 @@ pg_gpu_agg_end(pg_gpu_agg *agg)
 {
 	if (agg)
 		agg->ops->end(agg);
+}
+
+/* ---- a task run by another process (pg_gpu_agg_client) ------------------ */
+
+namespace
+{
+struct client_agg : pg_gpu_agg
+{
+	const pg_gpu_agg_client_ops *cops;
+	void	   *h;
+};
+
+client_agg *
+as_client(pg_gpu_agg *a)
+{
+	return static_cast<client_agg *>(a);
+}
+
+int
+client_slot_idle(pg_gpu_agg *a, int slot)
+{
+	return as_client(a)->cops->slot_idle(as_client(a)->h, slot);
+}
+
+pg_gpu_status
+client_slot_get(pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out)
+{
+	pg_gpu_error err;
+
+	return as_client(a)->cops->slot_get(as_client(a)->h, slot, out, &err);
+}
+
+pg_gpu_status
+client_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
+{
+	return as_client(a)->cops->submit(as_client(a)->h, slot, npages, nvis, err);
+}
+
+pg_gpu_status
+client_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	return as_client(a)->cops->finish(as_client(a)->h, res, err);
+}
+
+void
+client_group(pg_gpu_agg *a, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
+			 pg_gpu_col_state *states)
+{
+	as_client(a)->cops->group(as_client(a)->h, g, keys, nullmask, rows, states);
+}
+
+pg_gpu_status
+client_sort_next(pg_gpu_agg *, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	out->nrows = 0;
+	return set_error(err, PG_GPU_INVALID_TASK, "sort tasks do not run through the GPU service");
+}
+
+pg_gpu_keyset *
+client_keyset(pg_gpu_agg *, int, uint64_t *, int *, pg_gpu_error *err)
+{
+	set_error(err, PG_GPU_INVALID_TASK, "collect tasks do not run through the GPU service");
+	return nullptr;
+}
+
+void
+client_end(pg_gpu_agg *a)
+{
+	client_agg *c = as_client(a);
+
+	c->cops->end(c->h);
+	delete c;
+}
+
+const agg_ops client_ops = {
+	client_slot_idle, client_slot_get, client_submit, client_finish, client_group,
+	client_sort_next, client_keyset, client_end
+};
+}							/* namespace */
+
+extern "C" pg_gpu_agg *
+pg_gpu_agg_client(const pg_gpu_agg_client_ops *ops, void *h)
+{
+	client_agg *c = new (std::nothrow) client_agg;
+
+	if (c == nullptr)
+		return nullptr;
+	c->ops = &client_ops;
+	c->cops = ops;
+	c->h = h;
+	return c;
 }

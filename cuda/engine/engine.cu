@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -83,6 +84,13 @@ struct Pool
 static Pool g_device_pool;
 static Pool g_pinned_pool;
 
+/*
+ * The pools and the byte count are shared by every thread that runs tasks: the
+ * GPU service (src/service/) runs one task per thread.  Recursive, since a
+ * locked call may trim the pool.
+ */
+static std::recursive_mutex g_pool_mutex;
+
 static size_t
 size_class(size_t bytes)
 {
@@ -105,6 +113,8 @@ take_cached(Pool &pool, size_t cls, void **ptr)
 static void
 trim_device_pool()
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	for (auto &kv : g_device_pool.free_blocks)
 	{
 		g_device_in_use -= kv.first;
@@ -124,6 +134,8 @@ device_memory_limit()
 uint64_t
 device_budget()
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	size_t		free_b = 0,
 				total_b = 0;
 	uint64_t	cached = 0;
@@ -143,6 +155,8 @@ device_budget()
 pg_gpu_status
 device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	size_t		cls = size_class(bytes);
 
 	if (take_cached(g_device_pool, cls, ptr))
@@ -174,6 +188,8 @@ device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 void
 device_free(void *ptr)
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	if (!ptr)
 		return;
 	auto		it = g_device_pool.sizes.find(ptr);
@@ -188,6 +204,8 @@ device_free(void *ptr)
 pg_gpu_status
 pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	size_t		cls = size_class(bytes);
 
 	if (take_cached(g_pinned_pool, cls, ptr))
@@ -200,6 +218,8 @@ pinned_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 void
 pinned_free(void *ptr)
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	if (!ptr)
 		return;
 	auto		it = g_pinned_pool.sizes.find(ptr);
@@ -342,6 +362,8 @@ pg_gpu_engine_initialized(void)
 extern "C" void
 pg_gpu_engine_set_memory_limit(uint64_t bytes)
 {
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+
 	g_memory_limit = bytes;
 	/* cached blocks count against the cap too: drop them if it was lowered */
 	if (g_memory_limit && g_device_in_use > g_memory_limit)

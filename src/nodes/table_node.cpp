@@ -204,7 +204,7 @@ run_on_gpu(PgGpuTableNode *t)
 						t->node, &t->task, &t->sets,
 						&reason, msg, sizeof(msg)))
 		return give_up(t, reason, msg);
-	t->agg = pg_gpu_agg_begin(&t->task, &err);
+	t->agg = PgGpuScanBegin(&t->scan, &t->task, &err);
 	if (!t->agg)
 		return give_up(t, PgGpuFallbackFor(err.status), err.message);
 	t->scan.agg = t->agg;

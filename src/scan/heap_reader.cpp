@@ -45,6 +45,7 @@ extern "C" {
 #include "pg_gpu_engine.h"
 #include "scan/heap_page.h"
 #include "scan/heap_reader.h"
+#include "service/service.h"
 }
 
 /*
@@ -166,6 +167,8 @@ page_addr(PgGpuPageScan *ps, Buffer b)
 {
 	if (ps->emulate)
 		return (uint64) (uintptr_t) BufferGetPage(b);
+	if (ps->remote)
+		return PgGpuServiceBufferAddr(b - 1);
 	return PgGpuSharedBufferDeviceAddr(b - 1);
 }
 
@@ -342,7 +345,9 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 		return scan_fail(ps, PG_GPU_FB_SERIALIZABLE,
 						 "serializable transactions need per-tuple predicate locks");
 	task->emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (!task->emulate && !PgGpuEnsureEngine(&ps->fb_reason, ps->fb_msg, sizeof(ps->fb_msg)))
+	ps->remote = PgGpuServiceTakes(task);
+	if (!ps->remote && !task->emulate &&
+		!PgGpuEnsureEngine(&ps->fb_reason, ps->fb_msg, sizeof(ps->fb_msg)))
 		return false;
 	if (!PgGpuFillLayout(rel, task))
 		return scan_fail(ps, PG_GPU_FB_UNSUPPORTED, "the table's layout changed");
@@ -351,6 +356,31 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 	ps->cxt = cxt;
 	ps->emulate = task->emulate != 0;
 	ps->nblocks = RelationGetNumberOfBlocks(rel);
+	/* never hold more than a quarter of shared_buffers pinned */
+	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
+	ps->chunk_pages = task->chunk_pages;
+	if (ps->remote)
+	{
+		/*
+		 * The service reads every page in place.  A table this session keeps
+		 * in its own GPU memory (or copies there now) stays with the
+		 * backend's engine: the service has no table cache yet.
+		 */
+		PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
+		if (ps->tc.use == PG_GPU_TC_NONE)
+		{
+			ps->registered = true;
+			task->gather = 0;
+			return true;
+		}
+		ps->remote = false;
+		if (!task->emulate &&
+			!PgGpuEnsureEngine(&ps->fb_reason, ps->fb_msg, sizeof(ps->fb_msg)))
+		{
+			PgGpuTableCacheDone(&ps->tc, rel, false);
+			return false;
+		}
+	}
 	if (ps->emulate)
 		ps->registered = pg_gpu_register_buffers &&
 			ps->nblocks >= (BlockNumber) pg_gpu_register_min_pages;
@@ -360,12 +390,21 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 			 PgGpuSharedBuffersRegistered()) &&
 			PgGpuRegisterSharedBuffers(false, ps->nblocks);
 	task->gather = ps->registered ? 0 : 1;
-	/* never hold more than a quarter of shared_buffers pinned */
-	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
-	ps->chunk_pages = task->chunk_pages;
 	/* the table's pages in GPU memory (a hit reads them in place: gather = 0) */
-	PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
+	if (ps->tc.use == PG_GPU_TC_NONE)
+		PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
+	else if (ps->tc.use == PG_GPU_TC_HIT)
+		task->gather = 0;
 	return true;
+}
+
+/* The engine for a prepared scan: the GPU service's, or the backend's own. */
+pg_gpu_agg *
+PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	if (ps->remote)
+		return PgGpuServiceBegin(task, err);
+	return pg_gpu_agg_begin(task, err);
 }
 
 /*
@@ -648,7 +687,7 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	/* on an error, the GPU must stop reading the pinned pages; abort unpins them */
 	PG_TRY();
 	{
-		if ((ps.agg = pg_gpu_agg_begin(task, &err)) == NULL)
+		if ((ps.agg = PgGpuScanBegin(&ps, task, &err)) == NULL)
 			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
 		else if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages / 8))
 		{

@@ -23,6 +23,7 @@ typedef struct PgGpuPageScan
 	pg_gpu_agg *agg;
 	bool		emulate;
 	bool		registered;		/* pages read in place */
+	bool		remote;			/* the GPU service runs the task (service.h) */
 	int			chunk_pages;
 	BlockNumber nblocks;
 	BlockNumber *page_blk;		/* GpuSort: block of each submitted page, in
@@ -60,6 +61,9 @@ PgGpuLap(instr_time *acc, instr_time *since)
  */
 bool		PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot,
 							 MemoryContext cxt, pg_gpu_agg_task *task);
+
+/* The engine for a prepared scan: the GPU service's (ps->remote) or the backend's. */
+pg_gpu_agg *PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err);
 
 /*
  * Start pin workers for a prepared scan when they pay (see heap_reader.cpp);

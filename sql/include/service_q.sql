@@ -1,0 +1,17 @@
+-- ungrouped
+SELECT count(*), sum(y), avg(x), stddev(x) FROM sv WHERE g < 5000;
+-- 10,008 groups: more than one window of the service's answers
+SELECT count(*), sum(s), sum(c), min(g), max(g) FROM (SELECT g, sum(y) s, count(*) c FROM sv GROUP BY g) q;
+SELECT g, count(*), sum(y), avg(x) FROM sv GROUP BY g ORDER BY g LIMIT 3 OFFSET 9000;
+-- text keys, one of 1,500 bytes, and NULLs
+SELECT count(*), sum(length(t)), sum(c) FROM (SELECT t, count(*) c FROM sv GROUP BY t) q;
+SELECT left(t, 12), length(t), count(*), sum(y) FROM sv GROUP BY t ORDER BY length(t) DESC, t LIMIT 3;
+SELECT count(*), sum(c) FROM (SELECT g % 4, t, count(*) c FROM sv GROUP BY g % 4, t) q;
+-- a cursor closed before its last group
+BEGIN;
+DECLARE c CURSOR FOR SELECT g, count(*) FROM sv GROUP BY g HAVING g = 17;
+FETCH 1 FROM c;
+CLOSE c;
+COMMIT;
+-- an error while the groups are handed out
+SELECT g, 1 / (count(*) - 6) FROM sv GROUP BY g;

@@ -1,0 +1,106 @@
+/*
+ * channel.h — the GPU service's shared memory: its state and the task channels
+ * (service.cpp serves them, client.cpp drives them).  Include after postgres.h.
+ *
+ * One request at a time per channel: the backend writes op and its arguments,
+ * posts req and waits on rsp; the service's thread for the channel runs it and
+ * posts rsp.  Chunks do not wait for an answer: the backend fills a slot's
+ * references and bitmaps, sets the slot's state to HANDED and posts req; the
+ * thread starts it on the GPU (RUNNING) and sets it IDLE once the GPU is done
+ * with the pages, which is when the backend may unpin them.  sem_post and
+ * sem_wait order the memory around them; the slot states are atomics.
+ */
+#ifndef PG_GPU_SERVICE_CHANNEL_H
+#define PG_GPU_SERVICE_CHANNEL_H
+
+#include <semaphore.h>
+
+#include "port/atomics.h"
+
+#include "pg_gpu_engine.h"
+
+#define SVC_CHUNK_PAGES 4096		/* pages per chunk slot */
+#define SVC_WINDOW (512 * 1024)		/* bytes of groups per answer */
+
+typedef enum SvcOp
+{
+	SVC_NONE = 0,
+	SVC_BEGIN,					/* task: begin it */
+	SVC_FINISH,					/* all chunks done: res */
+	SVC_GROUPS,					/* arg: first group; window: records */
+	SVC_END						/* drop the task */
+} SvcOp;
+
+typedef enum SvcSlotState
+{
+	SVC_SLOT_IDLE = 0,
+	SVC_SLOT_HANDED,			/* filled by the backend, not started */
+	SVC_SLOT_RUNNING			/* started on the GPU */
+} SvcSlotState;
+
+typedef enum SvcState
+{
+	SVC_DOWN = 0,
+	SVC_STARTING,				/* emulated tasks run; the GPU is starting */
+	SVC_READY					/* the GPU has started, or failed to */
+} SvcState;
+
+typedef struct SvcChannel
+{
+	pg_atomic_uint32 owner;		/* 0: free; else the owning backend's pid */
+	uint32		generation;		/* the service's when the channel was taken */
+	sem_t		req;			/* to the service */
+	sem_t		rsp;			/* to the backend */
+	volatile int32 op;		/* SvcOp */
+	int64		arg;
+	pg_gpu_status status;		/* of the request */
+	pg_gpu_error err;
+	pg_atomic_uint32 slot_state[PG_GPU_AGG_SLOTS];
+	int32		npages[PG_GPU_AGG_SLOTS];
+	int32		nvis[PG_GPU_AGG_SLOTS];
+	pg_atomic_uint32 chunk_failed;	/* a chunk could not start: chunk_err says why */
+	pg_gpu_error chunk_err;
+	int32		capacity;		/* pages per slot, after begin */
+	int32		ngroups;		/* SVC_GROUPS: records in the window */
+	int64		tasks;			/* begun through this channel */
+	pg_gpu_agg_task task;
+	pg_gpu_agg_result res;
+	pg_gpu_page_ref refs[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES];
+	uint32		vis[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES * PG_GPU_VIS_WORDS];
+	char		window[SVC_WINDOW];
+} SvcChannel;
+
+typedef struct SvcShared
+{
+	pg_atomic_uint32 state;		/* SvcState */
+	pg_atomic_uint32 generation;	/* +1 at every start of the service */
+	int32		pid;
+	int32		gpu;			/* 1: up and the pool registered; -1: not */
+	uint64		pool_dev;		/* device address of BufferBlocks */
+	double		start_ms;		/* CUDA start-up and registration */
+	char		gpu_message[256];	/* why there is no GPU */
+	int32		nchannels;
+	SvcChannel	ch[FLEXIBLE_ARRAY_MEMBER];
+} SvcShared;
+
+extern SvcShared *PgGpuSvc;
+
+/*
+ * A group record in the window: keys[nkeys], nullmask, rows, states[ninputs],
+ * then, for each text key that is not NULL, its varlena (4-byte header), each
+ * padded to 8 bytes.
+ */
+static inline size_t
+svc_group_fixed(const pg_gpu_agg_task *t)
+{
+	return sizeof(uint64) * t->nkeys + sizeof(uint64) + sizeof(int64) +
+		sizeof(pg_gpu_col_state) * t->ninputs;
+}
+
+static inline bool
+svc_text_type(int type)
+{
+	return type == PG_GPU_TEXT || type == PG_GPU_BPCHAR;
+}
+
+#endif							/* PG_GPU_SERVICE_CHANNEL_H */

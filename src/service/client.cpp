@@ -1,0 +1,511 @@
+/*
+ * client.cpp — the backend's side of the GPU service (service.h): a task
+ * channel driven through the engine's handle (pg_gpu_agg_client), so the scan
+ * code does not know whether its engine runs here or in the service.
+ *
+ * Waits sleep on the channel's answer semaphore in steps of 10 ms, between which
+ * the backend checks that the service still runs (its generation unchanged) and,
+ * where the caller can take an error, answers interrupts.  A request whose answer
+ * an error interrupted stays pending; ending the handle takes that answer first,
+ * then asks the service to drop the task (which waits for the GPU to finish with
+ * the pages), and only then frees the channel.  Handles still open when the
+ * backend exits are ended the same way (before_shmem_exit).
+ *
+ * Written C-style (no objects with destructors): an ereport may pass through.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include <errno.h>
+#include <semaphore.h>
+#include <time.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "utils/builtins.h"
+
+#include "pg_gpu.h"
+}
+
+#include "guard.h"
+#include "service/channel.h"
+#include "service/service.h"
+
+typedef struct SvcText
+{
+	struct SvcText *next;
+	size_t		used;
+	size_t		size;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} SvcText;
+
+typedef struct SvcClient
+{
+	SvcChannel *ch;
+	uint32		gen;
+	bool		pending;		/* a request's answer not taken yet */
+	bool		dead;			/* the service stopped under the task */
+	pg_gpu_agg_task task;
+	int64		win_g0;			/* groups [win_g0, win_g0 + win_n) are in win */
+	int32		win_n;
+	char	   *win;
+	size_t	   *win_off;
+	SvcText    *texts;			/* text keys handed out: kept until the end */
+	struct SvcClient *next;		/* this backend's open handles */
+} SvcClient;
+
+static SvcClient *svc_open = NULL;
+static bool svc_exit_hook = false;
+
+static bool
+svc_gone(const SvcClient *c)
+{
+	return pg_atomic_read_u32(&PgGpuSvc->generation) != c->gen ||
+		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN;
+}
+
+static pg_gpu_status
+svc_fail(pg_gpu_error *err, pg_gpu_status st, const char *msg)
+{
+	err->status = st;
+	strlcpy(err->message, msg, sizeof(err->message));
+	return st;
+}
+
+/* Wait for the answer; false when the service stopped first. */
+static bool
+svc_wait_answer(SvcClient *c, bool interruptible)
+{
+	for (;;)
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L)
+		{
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (sem_timedwait(&c->ch->rsp, &ts) == 0)
+		{
+			c->pending = false;
+			return true;
+		}
+		if (errno != EINTR && errno != ETIMEDOUT)
+			elog(PANIC, "pg_gpu: sem_timedwait failed: %m");
+		if (svc_gone(c))
+		{
+			c->pending = false;
+			c->dead = true;
+			return false;
+		}
+		if (interruptible)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* One request and its answer (ch->status, ch->err). */
+static pg_gpu_status
+svc_request(SvcClient *c, SvcOp op, bool interruptible, pg_gpu_error *err)
+{
+	SvcChannel *ch = c->ch;
+
+	if (c->dead || svc_gone(c))
+	{
+		c->dead = true;
+		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+	}
+	pg_write_barrier();
+	ch->op = op;
+	c->pending = true;
+	sem_post(&ch->req);
+	if (!svc_wait_answer(c, interruptible))
+		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+	pg_read_barrier();
+	if (ch->status != PG_GPU_OK)
+		*err = ch->err;
+	return ch->status;
+}
+
+/* ---- the handle's calls ------------------------------------------------- */
+
+static int
+svc_slot_idle(void *h, int slot)
+{
+	SvcClient *c = (SvcClient *) h;
+
+	if (c->dead || svc_gone(c))
+		return 1;				/* a stopped service reads no page */
+	return pg_atomic_read_u32(&c->ch->slot_state[slot]) == SVC_SLOT_IDLE;
+}
+
+static pg_gpu_status
+svc_slot_get(void *h, int slot, pg_gpu_agg_slot *out, pg_gpu_error *err)
+{
+	SvcClient *c = (SvcClient *) h;
+
+	out->slot = slot;
+	out->capacity = c->ch->capacity;
+	out->refs = c->ch->refs[slot];
+	out->vis = c->ch->vis[slot];
+	out->staging = NULL;
+	return PG_GPU_OK;
+}
+
+static pg_gpu_status
+svc_submit(void *h, int slot, int npages, int nvis, pg_gpu_error *err)
+{
+	SvcClient *c = (SvcClient *) h;
+	SvcChannel *ch = c->ch;
+
+	if (c->dead || svc_gone(c))
+	{
+		c->dead = true;
+		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+	}
+	if (pg_atomic_read_u32(&ch->chunk_failed))
+	{
+		pg_read_barrier();
+		*err = ch->chunk_err;
+		return err->status;
+	}
+	if (npages > ch->capacity)
+		return svc_fail(err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
+	ch->npages[slot] = npages;
+	ch->nvis[slot] = nvis;
+	pg_write_barrier();
+	pg_atomic_write_u32(&ch->slot_state[slot], SVC_SLOT_HANDED);
+	sem_post(&ch->req);
+	return PG_GPU_OK;
+}
+
+static pg_gpu_status
+svc_finish(void *h, pg_gpu_agg_result *res, pg_gpu_error *err)
+{
+	SvcClient *c = (SvcClient *) h;
+	pg_gpu_status st;
+
+	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+		while (!svc_slot_idle(c, s))
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(20);
+		}
+	if (pg_atomic_read_u32(&c->ch->chunk_failed))
+	{
+		pg_read_barrier();
+		*err = c->ch->chunk_err;
+		return err->status;
+	}
+	if ((st = svc_request(c, SVC_FINISH, true, err)) != PG_GPU_OK)
+		return st;
+	*res = c->ch->res;
+	return PG_GPU_OK;
+}
+
+/* Keep a text key's bytes for the handle's life. */
+static char *
+svc_keep_text(SvcClient *c, const char *v, size_t len)
+{
+	SvcText    *t = c->texts;
+	char	   *p;
+
+	if (t == NULL || t->size - t->used < len)
+	{
+		size_t		size = Max(len, (size_t) 64 * 1024);
+
+		t = (SvcText *) malloc(offsetof(SvcText, data) + size);
+		if (t == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the GPU service's group keys")));
+		t->next = c->texts;
+		t->used = 0;
+		t->size = size;
+		c->texts = t;
+	}
+	p = t->data + t->used;
+	memcpy(p, v, len);
+	t->used += TYPEALIGN(8, len);
+	if (t->used > t->size)
+		t->used = t->size;
+	return p;
+}
+
+/* Fetch the groups from g on into the handle's window. */
+static void
+svc_fetch_groups(SvcClient *c, int64 g)
+{
+	const pg_gpu_agg_task *t = &c->task;
+	SvcChannel *ch = c->ch;
+	pg_gpu_error err;
+	size_t		used = 0;
+
+	ch->arg = g;
+	if (svc_request(c, SVC_GROUPS, true, &err) != PG_GPU_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not read the groups from the GPU service: %s", err.message)));
+	if (ch->ngroups <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("the GPU service returned no group at %lld", (long long) g)));
+	if (c->win == NULL)
+	{
+		c->win = (char *) malloc(SVC_WINDOW);
+		c->win_off = (size_t *) malloc(sizeof(size_t) * (SVC_WINDOW / 8));
+		if (c->win == NULL || c->win_off == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the GPU service's groups")));
+	}
+	c->win_n = 0;
+	for (int32 i = 0; i < ch->ngroups; i++)
+	{
+		char	   *rec = c->win + used;
+		uint64	   *keys = (uint64 *) rec;
+		uint64		nullmask;
+		const char *p;
+
+		memcpy(rec, ch->window + used, svc_group_fixed(t));
+		nullmask = keys[t->nkeys];
+		p = ch->window + used + svc_group_fixed(t);
+		c->win_off[i] = used;
+		used += svc_group_fixed(t);
+		for (int k = 0; k < t->nkeys; k++)
+			if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
+			{
+				size_t		len = VARSIZE(p);
+
+				keys[k] = (uint64) (uintptr_t) svc_keep_text(c, p, len);
+				p += TYPEALIGN(8, len);
+				used += TYPEALIGN(8, len);
+			}
+	}
+	c->win_g0 = g;
+	c->win_n = ch->ngroups;
+}
+
+static void
+svc_group(void *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
+		  pg_gpu_col_state *states)
+{
+	SvcClient *c = (SvcClient *) h;
+	const pg_gpu_agg_task *t = &c->task;
+	const char *rec;
+
+	if (g < c->win_g0 || g >= c->win_g0 + c->win_n)
+		svc_fetch_groups(c, g);
+	rec = c->win + c->win_off[g - c->win_g0];
+	memcpy(keys, rec, sizeof(uint64) * t->nkeys);
+	rec += sizeof(uint64) * t->nkeys;
+	*nullmask = (uint32) *(const uint64 *) rec;
+	rec += sizeof(uint64);
+	memcpy(rows, rec, sizeof(int64));
+	rec += sizeof(int64);
+	memcpy(states, rec, sizeof(pg_gpu_col_state) * t->ninputs);
+}
+
+/* Take a pending answer, drop the task in the service, free the channel. */
+static void
+svc_close(SvcClient *c)
+{
+	pg_gpu_error err;
+
+	HOLD_INTERRUPTS();
+	if (c->pending)
+		(void) svc_wait_answer(c, false);
+	if (!c->dead && !svc_gone(c))
+		(void) svc_request(c, SVC_END, false, &err);
+	pg_atomic_write_u32(&c->ch->owner, 0);
+	c->ch = NULL;
+	RESUME_INTERRUPTS();
+}
+
+static void
+svc_end(void *h)
+{
+	SvcClient *c = (SvcClient *) h;
+
+	for (SvcClient **pp = &svc_open; *pp; pp = &(*pp)->next)
+		if (*pp == c)
+		{
+			*pp = c->next;
+			break;
+		}
+	if (c->ch)
+		svc_close(c);
+	while (c->texts)
+	{
+		SvcText    *n = c->texts->next;
+
+		free(c->texts);
+		c->texts = n;
+	}
+	free(c->win);
+	free(c->win_off);
+	free(c);
+}
+
+static const pg_gpu_agg_client_ops svc_ops = {
+	svc_slot_idle, svc_slot_get, svc_submit, svc_finish, svc_group, svc_end
+};
+
+/* At exit, tasks still open are dropped before the pages are unpinned. */
+static void
+svc_at_exit(int code, Datum arg)
+{
+	for (SvcClient *c = svc_open; c; c = c->next)
+		if (c->ch)
+			svc_close(c);
+}
+
+/* ---- the entry points --------------------------------------------------- */
+
+bool
+PgGpuServiceGpuReady(void)
+{
+	return PgGpuSvc != NULL && pg_atomic_read_u32(&PgGpuSvc->state) != SVC_DOWN &&
+		PgGpuSvc->gpu == 1;
+}
+
+bool
+PgGpuServiceTakes(const pg_gpu_agg_task *task)
+{
+	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
+		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
+		return false;
+	if (task->nsets > 0 || task->sort || task->collect)
+		return false;
+	return task->emulate ? true : PgGpuServiceGpuReady();
+}
+
+uint64
+PgGpuServiceBufferAddr(int buf_id)
+{
+	return PgGpuSvc->pool_dev + (uint64) buf_id * BLCKSZ;
+}
+
+/* A free channel, or NULL after waiting as long as is safe. */
+static SvcChannel *
+svc_claim(void)
+{
+	/*
+	 * A backend that holds a channel already (an open GpuAgg's groups) takes
+	 * no turn: two such backends could wait for each other.
+	 */
+	int			waits = svc_open ? 0 : 10000;
+
+	for (int w = 0;; w++)
+	{
+		for (int i = 0; i < PgGpuSvc->nchannels; i++)
+		{
+			SvcChannel *ch = &PgGpuSvc->ch[i];
+			uint32		expected = 0;
+
+			if (pg_atomic_read_u32(&ch->owner) == 0 &&
+				pg_atomic_compare_exchange_u32(&ch->owner, &expected, (uint32) MyProcPid))
+				return ch;
+		}
+		if (w >= waits)
+			return NULL;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000);
+	}
+}
+
+pg_gpu_agg *
+PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	SvcClient  *c;
+	SvcChannel *ch;
+	pg_gpu_agg *agg;
+
+	if (!PgGpuServiceTakes(task))
+	{
+		svc_fail(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
+		return NULL;
+	}
+	if ((ch = svc_claim()) == NULL)
+	{
+		svc_fail(err, PG_GPU_OUT_OF_MEMORY,
+				 "every task channel of the GPU service is in use (pg_gpu.service_tasks)");
+		return NULL;
+	}
+	if ((c = (SvcClient *) calloc(1, sizeof(SvcClient))) == NULL)
+	{
+		pg_atomic_write_u32(&ch->owner, 0);
+		svc_fail(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		return NULL;
+	}
+	if (!svc_exit_hook)
+	{
+		before_shmem_exit(svc_at_exit, (Datum) 0);
+		svc_exit_hook = true;
+	}
+	c->ch = ch;
+	c->gen = pg_atomic_read_u32(&PgGpuSvc->generation);
+	c->task = *task;
+	c->next = svc_open;
+	svc_open = c;
+	ch->generation = c->gen;
+	ch->task = *task;
+	/* quick (buffers allocated): not interruptible, so the channel cannot leak */
+	if (svc_request(c, SVC_BEGIN, false, err) != PG_GPU_OK)
+	{
+		svc_end(c);
+		return NULL;
+	}
+	if ((agg = pg_gpu_agg_client(&svc_ops, c)) == NULL)
+	{
+		svc_end(c);
+		svc_fail(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		return NULL;
+	}
+	return agg;
+}
+
+/* SQL: the service's state, one row (none when it is not configured). */
+static Datum
+pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[7];
+	bool		nulls[7] = {false, false, false, false, false, false, false};
+	uint32		state;
+	int			in_use = 0;
+	int64		tasks = 0;
+	static const char *const states[] = {"down", "starting", "ready"};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PgGpuSvc == NULL)
+		return (Datum) 0;
+	state = pg_atomic_read_u32(&PgGpuSvc->state);
+	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+	{
+		in_use += pg_atomic_read_u32(&PgGpuSvc->ch[i].owner) != 0;
+		tasks += PgGpuSvc->ch[i].tasks;
+	}
+	values[0] = Int32GetDatum(PgGpuSvc->pid);
+	nulls[0] = state == SVC_DOWN;
+	values[1] = CStringGetTextDatum(states[Min(state, 2)]);
+	if (PgGpuSvc->gpu == 1)
+		values[2] = CStringGetTextDatum("ready");
+	else if (PgGpuSvc->gpu == 0)
+		values[2] = CStringGetTextDatum("starting");
+	else
+		values[2] = CStringGetTextDatum(psprintf("none: %s", PgGpuSvc->gpu_message));
+	values[3] = Float8GetDatum(PgGpuSvc->start_ms);
+	nulls[3] = PgGpuSvc->gpu != 1;
+	values[4] = Int32GetDatum(PgGpuSvc->nchannels);
+	values[5] = Int32GetDatum(in_use);
+	values[6] = Int64GetDatum(tasks);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
+
+PG_GPU_SQL_FN(pg_gpu_service_status)

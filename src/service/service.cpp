@@ -1,0 +1,543 @@
+/*
+ * service.cpp — the GPU service's side (service.h): its shared memory, the
+ * background worker, and one thread per task channel.
+ *
+ * The worker's main thread is a PostgreSQL process like any other: it handles
+ * signals, reloads the configuration and starts the GPU.  The channel threads
+ * never call PostgreSQL: they run engine calls (pg_gpu_engine.h, which is
+ * PostgreSQL-free), semaphores and atomics only.  Threads start with every signal
+ * blocked, so signals reach the main thread.
+ *
+ * The GPU starts once, when the service starts: CUDA's context and the
+ * registration of the whole shared buffer pool, the 0.3-1.5 s that each backend
+ * paid for itself before.  Until it is up, GPU tasks stay in their backends;
+ * emulated tasks (pg_gpu.emulate_gpu, the tests without a GPU) run here from the
+ * start, so the protocol is exercised wherever the tests run.
+ *
+ * A chunk's pages stay pinned by the backend until the thread has seen the GPU
+ * finish with them (SVC_SLOT_IDLE), as with a local engine.  A thread waits for
+ * its chunks by polling the engine every few microseconds while any is running,
+ * and sleeps on its semaphore otherwise.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+
+#include "pg_gpu.h"
+}
+
+#include <atomic>
+#include <thread>
+
+#include "service/channel.h"
+#include "service/service.h"
+
+SvcShared  *PgGpuSvc = NULL;
+
+static std::atomic<bool> svc_stop{false};
+static std::atomic<int> svc_threads_live{0};
+
+static Size
+svc_shmem_size(void)
+{
+	return add_size(offsetof(SvcShared, ch),
+					mul_size(sizeof(SvcChannel), (Size) Max(pg_gpu_service_tasks, 1)));
+}
+
+void
+PgGpuServiceRequestShmem(void)
+{
+	if (pg_gpu_service)
+		RequestAddinShmemSpace(svc_shmem_size());
+}
+
+void
+PgGpuServiceShmemStartup(void)
+{
+	bool		found;
+
+	if (!pg_gpu_service)
+		return;
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	PgGpuSvc = (SvcShared *) ShmemInitStruct("pg_gpu service", svc_shmem_size(), &found);
+	if (!found)
+	{
+		memset(PgGpuSvc, 0, offsetof(SvcShared, ch));
+		pg_atomic_init_u32(&PgGpuSvc->state, SVC_DOWN);
+		pg_atomic_init_u32(&PgGpuSvc->generation, 0);
+		PgGpuSvc->nchannels = Max(pg_gpu_service_tasks, 1);
+		for (int i = 0; i < PgGpuSvc->nchannels; i++)
+		{
+			SvcChannel *ch = &PgGpuSvc->ch[i];
+
+			pg_atomic_init_u32(&ch->owner, 0);
+			ch->op = SVC_NONE;
+			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+				pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+			pg_atomic_init_u32(&ch->chunk_failed, 0);
+			ch->tasks = 0;
+			if (sem_init(&ch->req, 1, 0) != 0 || sem_init(&ch->rsp, 1, 0) != 0)
+				elog(FATAL, "pg_gpu: could not create the GPU service's semaphores: %m");
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+PgGpuServiceRegisterWorker(void)
+{
+	BackgroundWorker w;
+
+	if (!pg_gpu_service)
+		return;
+	memset(&w, 0, sizeof(w));
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	w.bgw_start_time = BgWorkerStart_PostmasterStart;
+	/* exit code 1 (a fault it gave up on, or a stop) restarts it after a second */
+	w.bgw_restart_time = 1;
+	strlcpy(w.bgw_library_name, "pg_gpu", sizeof(w.bgw_library_name));
+	strlcpy(w.bgw_function_name, "pg_gpu_service_main", sizeof(w.bgw_function_name));
+	strlcpy(w.bgw_name, "pg_gpu service", sizeof(w.bgw_name));
+	strlcpy(w.bgw_type, "pg_gpu service", sizeof(w.bgw_type));
+	RegisterBackgroundWorker(&w);
+}
+
+/* ---- a channel's thread ------------------------------------------------ */
+
+static void
+svc_abs_time(struct timespec *ts, long usec)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_nsec += usec * 1000L;
+	while (ts->tv_nsec >= 1000000000L)
+	{
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void
+svc_set_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
+{
+	err->status = st;
+	strlcpy(err->message, msg, sizeof(err->message));
+}
+
+/* Bytes of group g's record in the window. */
+static size_t
+svc_record_size(const pg_gpu_agg_task *t, const uint64 *keys, uint32 nullmask)
+{
+	size_t		n = svc_group_fixed(t);
+
+	for (int k = 0; k < t->nkeys; k++)
+		if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
+			n += TYPEALIGN(8, VARSIZE((const char *) (uintptr_t) keys[k]));
+	return n;
+}
+
+/* Start a chunk the backend handed over; false when it could not start. */
+static void
+svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s)
+{
+	pg_gpu_agg_slot buf;
+	pg_gpu_error err;
+	int			n = ch->npages[s];
+	int			nv = ch->nvis[s];
+
+	pg_read_barrier();
+	err.status = PG_GPU_OK;
+	if (pg_gpu_agg_slot_get(agg, s, &buf, &err) != PG_GPU_OK)
+		goto fail;
+	if (n > buf.capacity || nv > n || n > SVC_CHUNK_PAGES)
+	{
+		svc_set_error(&err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
+		goto fail;
+	}
+	memcpy(buf.refs, ch->refs[s], sizeof(pg_gpu_page_ref) * n);
+	memcpy(buf.vis, ch->vis[s], sizeof(uint32) * PG_GPU_VIS_WORDS * nv);
+	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_RUNNING);
+	if (pg_gpu_agg_submit(agg, s, n, nv, &err) != PG_GPU_OK)
+		goto fail;
+	return;
+fail:
+	ch->chunk_err = err;
+	pg_write_barrier();
+	pg_atomic_write_u32(&ch->chunk_failed, 1);
+	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+}
+
+static void
+svc_op_begin(SvcChannel *ch, pg_gpu_agg **agg)
+{
+	pg_gpu_agg_slot buf;
+
+	if (*agg)
+	{
+		pg_gpu_agg_end(*agg);
+		*agg = NULL;
+	}
+	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+		pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+	pg_atomic_write_u32(&ch->chunk_failed, 0);
+	if (!ch->task.emulate)
+	{
+		if (PgGpuSvc->gpu != 1)
+		{
+			svc_set_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
+			ch->status = PG_GPU_NO_DEVICE;
+			return;
+		}
+		/* binds this thread to the device the main thread started */
+		if ((ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+			return;
+	}
+	if (ch->task.gather || ch->task.cache_fill || ch->task.pages_resident ||
+		ch->task.nsets > 0 || ch->task.sort || ch->task.collect)
+	{
+		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a task the GPU service does not run");
+		ch->status = PG_GPU_INVALID_TASK;
+		return;
+	}
+	if ((*agg = pg_gpu_agg_begin(&ch->task, &ch->err)) == NULL)
+	{
+		ch->status = ch->err.status;
+		return;
+	}
+	if ((ch->status = pg_gpu_agg_slot_get(*agg, 0, &buf, &ch->err)) != PG_GPU_OK)
+	{
+		pg_gpu_agg_end(*agg);
+		*agg = NULL;
+		return;
+	}
+	ch->capacity = Min(buf.capacity, SVC_CHUNK_PAGES);
+	ch->tasks++;
+}
+
+static void
+svc_op_finish(SvcChannel *ch, pg_gpu_agg *agg)
+{
+	const pg_gpu_agg_task *t = &ch->task;
+
+	if ((ch->status = pg_gpu_agg_finish(agg, &ch->res, &ch->err)) != PG_GPU_OK)
+		return;
+	/* every group must fit the window, or the backend could not take it */
+	if (t->nkeys > 0)
+		for (int64 g = 0; g < ch->res.ngroups; g++)
+		{
+			uint64		keys[PG_GPU_MAX_KEYS];
+			uint32		nullmask = 0;
+			int64		rows;
+			pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+
+			pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
+			if (svc_record_size(t, keys, nullmask) > SVC_WINDOW)
+			{
+				svc_set_error(&ch->err, PG_GPU_INVALID_TASK,
+							  "a group key too long for the GPU service's window");
+				ch->status = PG_GPU_INVALID_TASK;
+				return;
+			}
+		}
+}
+
+static void
+svc_op_groups(SvcChannel *ch, pg_gpu_agg *agg)
+{
+	const pg_gpu_agg_task *t = &ch->task;
+	size_t		used = 0;
+	int32		n = 0;
+
+	for (int64 g = ch->arg; g < ch->res.ngroups; g++, n++)
+	{
+		uint64		keys[PG_GPU_MAX_KEYS];
+		uint32		nullmask = 0;
+		int64		rows = 0;
+		pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+		char	   *p = ch->window + used;
+		size_t		size;
+
+		pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
+		size = svc_record_size(t, keys, nullmask);
+		if (used + size > SVC_WINDOW)
+			break;
+		memcpy(p, keys, sizeof(uint64) * t->nkeys);
+		p += sizeof(uint64) * t->nkeys;
+		*(uint64 *) p = nullmask;
+		p += sizeof(uint64);
+		memcpy(p, &rows, sizeof(int64));
+		p += sizeof(int64);
+		memcpy(p, states, sizeof(pg_gpu_col_state) * t->ninputs);
+		p += sizeof(pg_gpu_col_state) * t->ninputs;
+		for (int k = 0; k < t->nkeys; k++)
+			if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
+			{
+				const char *v = (const char *) (uintptr_t) keys[k];
+
+				memcpy(p, v, VARSIZE(v));
+				p += TYPEALIGN(8, VARSIZE(v));
+			}
+		used += size;
+	}
+	ch->ngroups = n;
+	ch->status = PG_GPU_OK;
+}
+
+/* Serve channel i until the service stops. */
+static void
+svc_serve(int i)
+{
+	SvcChannel *ch = &PgGpuSvc->ch[i];
+	pg_gpu_agg *agg = NULL;
+
+	/* sleeps of a few microseconds while chunks run, not the default 50 */
+	(void) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	while (!svc_stop.load())
+	{
+		struct timespec ts;
+		bool		running = false;
+		uint32		op;
+
+		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+			running |= pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING;
+		svc_abs_time(&ts, running ? 10 : 200000);
+		(void) sem_timedwait(&ch->req, &ts);
+
+		op = (uint32) ch->op;
+		pg_read_barrier();
+		if (op == SVC_END)
+		{
+			/* chunks handed over but not started never start */
+			if (agg)
+				pg_gpu_agg_end(agg);	/* waits for the GPU */
+			agg = NULL;
+			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+				pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+			ch->status = PG_GPU_OK;
+		}
+		else
+		{
+			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
+					svc_start_chunk(ch, agg, s);
+			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING &&
+					pg_gpu_agg_slot_idle(agg, s))
+					pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+			if (op == SVC_NONE)
+				continue;
+			if (op == SVC_BEGIN)
+				svc_op_begin(ch, &agg);
+			else if (agg == NULL)
+			{
+				svc_set_error(&ch->err, PG_GPU_INVALID_TASK,
+							  "no task in the GPU service (it restarted)");
+				ch->status = PG_GPU_INVALID_TASK;
+			}
+			else if (op == SVC_FINISH)
+				svc_op_finish(ch, agg);
+			else if (op == SVC_GROUPS)
+				svc_op_groups(ch, agg);
+		}
+		pg_write_barrier();
+		ch->op = SVC_NONE;
+		sem_post(&ch->rsp);
+	}
+	if (agg)
+		pg_gpu_agg_end(agg);
+	svc_threads_live--;
+}
+
+/* ---- the worker's main thread ------------------------------------------ */
+
+static volatile sig_atomic_t svc_got_sigterm = false;
+
+static void
+svc_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	svc_got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Wait (answering signals) for a start-up step the engine runs on its thread. */
+static bool
+svc_wait_step(int (*poll) (void), int running)
+{
+	while (poll() == running)
+	{
+		if (svc_got_sigterm)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 5,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	return true;
+}
+
+static int
+svc_poll_init(void)
+{
+	return pg_gpu_engine_init_async();
+}
+
+static int
+svc_poll_registration(void)
+{
+	uint64		dev;
+	pg_gpu_error err;
+
+	return pg_gpu_engine_registration(&dev, &err);
+}
+
+/* Start CUDA and register the buffer pool; PgGpuSvc->gpu says how it went. */
+static void
+svc_start_gpu(void)
+{
+	char	   *start = BufferBlocks;
+	char	   *astart = (char *) TYPEALIGN_DOWN(4096, start);
+	char	   *aend = (char *) TYPEALIGN(4096, BufferBlocks + (uint64) NBuffers * BLCKSZ);
+	pg_gpu_error err;
+	uint64		dev = 0;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (!pg_gpu_engine_compiled() ||
+		(access("/dev/nvidiactl", F_OK) != 0 && access("/dev/nvidia0", F_OK) != 0))
+	{
+		PgGpuSvc->gpu = -1;
+		strlcpy(PgGpuSvc->gpu_message, pg_gpu_engine_compiled() ? "no NVIDIA GPU found"
+				: "pg_gpu was built without the GPU engine", sizeof(PgGpuSvc->gpu_message));
+		return;
+	}
+	pg_gpu_engine_set_memory_limit((uint64) pg_gpu_device_memory_limit * 1024);
+	if (!svc_wait_step(svc_poll_init, 0))
+		return;
+	if (pg_gpu_engine_init(&err) != PG_GPU_OK)
+	{
+		PgGpuSvc->gpu = -1;
+		strlcpy(PgGpuSvc->gpu_message, err.message, sizeof(PgGpuSvc->gpu_message));
+		ereport(LOG, (errmsg("pg_gpu service: no GPU: %s", err.message)));
+		return;
+	}
+	(void) pg_gpu_engine_register_host_async(astart, (uint64) (aend - astart));
+	if (!svc_wait_step(svc_poll_registration, 1))
+		return;
+	if (pg_gpu_engine_registration(&dev, &err) != 2)
+	{
+		PgGpuSvc->gpu = -1;
+		strlcpy(PgGpuSvc->gpu_message, err.message, sizeof(PgGpuSvc->gpu_message));
+		ereport(LOG, (errmsg("pg_gpu service: cannot register the shared buffer pool: %s",
+							 err.message)));
+		return;
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	PgGpuSvc->pool_dev = dev + (uint64) (start - astart);
+	PgGpuSvc->start_ms = INSTR_TIME_GET_MILLISEC(t1);
+	pg_write_barrier();
+	PgGpuSvc->gpu = 1;
+	ereport(LOG, (errmsg("pg_gpu service: GPU ready in %.0f ms, %llu MB of shared buffers registered",
+						 PgGpuSvc->start_ms,
+						 (unsigned long long) ((aend - astart) >> 20))));
+}
+
+extern "C" void
+pg_gpu_service_main(Datum arg)
+{
+	int			started = 0;
+
+	pqsignal(SIGTERM, svc_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+	if (PgGpuSvc == NULL)
+		proc_exit(0);
+
+	PgGpuSvc->gpu = 0;
+	PgGpuSvc->pool_dev = 0;
+	PgGpuSvc->pid = MyProcPid;
+	PgGpuSvc->gpu_message[0] = '\0';
+	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+	{
+		SvcChannel *ch = &PgGpuSvc->ch[i];
+
+		while (sem_trywait(&ch->req) == 0)
+			;
+		ch->op = SVC_NONE;
+		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+			pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+	}
+	pg_atomic_fetch_add_u32(&PgGpuSvc->generation, 1);
+
+	/* the threads, with every signal blocked (they inherit the mask) */
+	{
+		sigset_t	all,
+					saved;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &saved);
+		for (int i = 0; i < PgGpuSvc->nchannels; i++)
+		{
+			try
+			{
+				std::thread(svc_serve, i).detach();
+				started++;
+				svc_threads_live++;
+			}
+			catch (...)
+			{
+				break;
+			}
+		}
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	}
+	if (started < PgGpuSvc->nchannels)
+	{
+		svc_stop = true;
+		ereport(LOG, (errmsg("pg_gpu service: could not start its threads")));
+		proc_exit(1);
+	}
+	pg_write_barrier();
+	pg_atomic_write_u32(&PgGpuSvc->state, SVC_STARTING);
+	svc_start_gpu();
+	pg_atomic_write_u32(&PgGpuSvc->state, SVC_READY);
+
+	while (!svc_got_sigterm)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+
+	/* stop: no new tasks; the threads end theirs (waiting for the GPU) */
+	pg_atomic_write_u32(&PgGpuSvc->state, SVC_DOWN);
+	svc_stop = true;
+	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+		sem_post(&PgGpuSvc->ch[i].req);
+	for (int w = 0; w < 5000 && svc_threads_live.load() > 0; w++)
+		pg_usleep(1000);
+	proc_exit(1);
+}

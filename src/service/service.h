@@ -1,0 +1,59 @@
+/*
+ * service.h — the GPU service (issue 21, docs/GPU_SERVICE.md): one background
+ * worker owns the GPU, its CUDA context and the registered buffer pool, and runs
+ * the aggregation tasks of every backend.  A backend that hands a task to it never
+ * starts CUDA itself.
+ *
+ * Shared state (service.cpp): the service's pid, generation and readiness, and a
+ * fixed pool of task channels in the main shared memory segment.  A channel is a
+ * mailbox (one request at a time, POSIX semaphores both ways), three chunk slots
+ * of page references and visibility bitmaps, and a window through which grouped
+ * results come back.  The client (client.cpp) wraps a channel as an engine handle
+ * (pg_gpu_agg_client), so the scan code drives it as it drives a local engine.
+ *
+ * Which tasks go there: aggregation and rows tasks without key sets, reading
+ * pages in place (the service registered the buffer pool; emulated tasks read
+ * the pages at their own address, which is the same in every process the
+ * postmaster forked).  Sorts, key sets, dictionaries and the per-backend table
+ * cache still run in the backend's own engine.
+ */
+#ifndef PG_GPU_SERVICE_H
+#define PG_GPU_SERVICE_H
+
+#include "pg_gpu_engine.h"
+
+/* C linkage, as pg_gpu.h: it is included inside extern "C" blocks too */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* postmaster: shared memory, and the worker itself */
+void		PgGpuServiceRequestShmem(void);
+void		PgGpuServiceShmemStartup(void);
+void		PgGpuServiceRegisterWorker(void);
+
+PGDLLEXPORT void pg_gpu_service_main(Datum arg);
+
+/*
+ * Backend: whether the service runs this task now (it is up, has the GPU or
+ * runs emulated tasks, and the task is of a kind it takes).
+ */
+bool		PgGpuServiceTakes(const pg_gpu_agg_task *task);
+
+/* Whether the service has the GPU up and the buffer pool registered. */
+bool		PgGpuServiceGpuReady(void);
+
+/* The device address of shared buffer buf_id in the service's registration. */
+uint64		PgGpuServiceBufferAddr(int buf_id);
+
+/*
+ * Begin the task in the service: a handle for pg_gpu_agg_*, or NULL with err
+ * set (no free channel in time, the service stopped, the engine refused it).
+ */
+pg_gpu_agg *PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PG_GPU_SERVICE_H */
