@@ -45,26 +45,29 @@ if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
   tail -25 "$OUT/ssb.log"
 fi
+# BASE_CONF: postgresql.conf lines for a baseline of the connection and bench runs
+# below, run first in the same call ("pg_gpu.service = off"); results under $OUT/base
+if [ -n "${BASE_CONF:-}" ]; then
+  cp "$PGDATA/postgresql.conf" /tmp/postgresql.conf.saved
+  echo "$BASE_CONF" >> "$PGDATA/postgresql.conf"
+  pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
+  mkdir -p "$OUT/base"
+  if [ -n "${CONN:-}" ]; then
+    python3 bench/connections.py --out "$OUT/base" $CONN > "$OUT/base/connections.log" 2>&1; echo "baseline connections ($BASE_CONF) rc=$?"
+    tail -30 "$OUT/base/connections.log"
+  fi
+  if [ $# -gt 0 ]; then
+    python3 bench/bench.py --out "$OUT/base" "$@" > "$OUT/base/bench.log" 2>&1; echo "baseline bench ($BASE_CONF) rc=$?"
+    tail -40 "$OUT/base/bench.log"
+  fi
+  cp /tmp/postgresql.conf.saved "$PGDATA/postgresql.conf"
+  pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
+fi
 # new connections and a connection per query (bench/connections.py), with the
 # arguments in CONN ("--clients 4,16 --hold 64")
 if [ -n "${CONN:-}" ]; then
-  # CONN_BASE_CONF: postgresql.conf lines for a baseline run first ("pg_gpu.service = off")
-  if [ -n "${CONN_BASE_CONF:-}" ]; then
-    cp "$PGDATA/postgresql.conf" /tmp/postgresql.conf.saved
-    echo "$CONN_BASE_CONF" >> "$PGDATA/postgresql.conf"
-    pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
-    python3 bench/connections.py --out "$OUT/base" $CONN > "$OUT/connections_base.log" 2>&1; echo "connections (baseline: $CONN_BASE_CONF) rc=$?"
-    tail -30 "$OUT/connections_base.log"
-    cp /tmp/postgresql.conf.saved "$PGDATA/postgresql.conf"
-    pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
-  fi
   python3 bench/connections.py --out "$OUT" $CONN > "$OUT/connections.log" 2>&1; echo "connections rc=$?"
   tail -30 "$OUT/connections.log"
-  # CONN2: a second run with other arguments (a setting compared in the same call)
-  if [ -n "${CONN2:-}" ]; then
-    eval "python3 bench/connections.py --out $OUT/conn2 $CONN2" > "$OUT/connections2.log" 2>&1; echo "connections2 rc=$?"
-    tail -22 "$OUT/connections2.log"
-  fi
 fi
 if [ $# -gt 0 ]; then
   python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"

@@ -14,6 +14,7 @@ extern "C" {
 #include "utils/rel.h"
 
 #include "pg_gpu.h"
+#include "service/service.h"
 #include "pg_gpu_engine.h"
 #include "planner/planner.h"
 }
@@ -51,21 +52,28 @@ PgGpuPlainTable(PlannerInfo *root, RelOptInfo *input_rel, double scan_cost)
  * unless another scan of the query starts it first),
  * pages read in place or copied, and tuple_factor units of per-tuple GPU work.
  */
-/* Starting GPU work for a query, and CUDA too where this backend has not yet. */
+/*
+ * Starting GPU work for a query, and CUDA too where this backend has not yet,
+ * unless the work is of a kind the GPU service runs (service) and the service
+ * has the GPU up.
+ */
 double
-PgGpuStartupCost(bool first)
+PgGpuStartupCost(bool first, bool service)
 {
-	return pg_gpu_startup_cost +
-		(pg_gpu_engine_initialized() || !first ? 0.0 : pg_gpu_init_cost);
+	bool		started = pg_gpu_engine_initialized() || (service && PgGpuServiceGpuReady());
+
+	return pg_gpu_startup_cost + (started || !first ? 0.0 : pg_gpu_init_cost);
 }
 
 
 double
-PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first)
+PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first, bool service)
 {
-	double		startup = PgGpuStartupCost(first);
-	bool		in_place = pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
-		input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages;
+	double		startup = PgGpuStartupCost(first, service);
+	/* the service reads every page in place */
+	bool		in_place = (service && PgGpuServiceGpuReady()) ||
+		(pg_gpu_register_buffers && PgGpuSharedBuffersRegistered() &&
+		 input_rel->pages >= (BlockNumber) pg_gpu_register_min_pages);
 
 	return startup + input_rel->pages * (in_place ? pg_gpu_page_cost : pg_gpu_copy_page_cost) +
 		input_rel->tuples * tuple_factor * pg_gpu_tuple_cost;

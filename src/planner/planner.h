@@ -26,8 +26,9 @@ RangeTblEntry *PgGpuPlainTable(PlannerInfo *root, RelOptInfo *input_rel, double 
  * unless first is false or it ran already), pages read in place or copied, and
  * tuple_factor units of per-tuple GPU work.
  */
-double		PgGpuStartupCost(bool first = true);
-double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = true);
+double		PgGpuStartupCost(bool first = true, bool service = false);
+double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = true,
+							  bool service = false);
 
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
 void		PgGpuAddPath(RelOptInfo *output_rel, Path *path);
