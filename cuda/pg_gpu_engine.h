@@ -68,6 +68,12 @@ int			pg_gpu_engine_init_async(void);
 /* Cap on the engine's own device allocations, bytes (0 = whole device). */
 void		pg_gpu_engine_set_memory_limit(uint64_t bytes);
 
+/*
+ * The engine's device memory in this process: bytes its tasks hold now, and
+ * bytes its pool keeps for the next ones (*cached).
+ */
+uint64_t	pg_gpu_engine_memory(uint64_t *cached);
+
 typedef struct pg_gpu_device_info
 {
 	int			ordinal;

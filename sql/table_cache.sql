@@ -8,6 +8,10 @@ SET max_parallel_workers_per_gather = 0;
 -- VACUUM marks a page all-visible only once its rows' commit hint bits are set,
 -- which waits for the commit's WAL to be flushed: commit synchronously
 SET synchronous_commit = on;
+-- the cache is the backend's own GPU memory: a backend that has not started CUDA
+-- (the GPU service runs its aggregations) fills none, so start it here (false
+-- without a GPU)
+SELECT pg_gpu_register_buffer_pool() IS NOT NULL AS engine_asked;
 CREATE TABLE tc_t (id int4, w text, f8 float8, g int4);
 INSERT INTO tc_t SELECT i, md5((i % 3000)::text), i * 0.25, i % 10
   FROM generate_series(1, 40000) i;

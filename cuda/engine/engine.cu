@@ -370,6 +370,18 @@ pg_gpu_engine_set_memory_limit(uint64_t bytes)
 		trim_device_pool();
 }
 
+extern "C" uint64_t
+pg_gpu_engine_memory(uint64_t *cached)
+{
+	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
+	uint64_t	free_b = 0;
+
+	for (auto &kv : g_device_pool.free_blocks)
+		free_b += kv.first;
+	*cached = free_b;
+	return g_device_in_use - free_b;
+}
+
 /*
  * A table cache's arena: plain cudaMalloc, outside the pools (it lives across
  * queries and has its own budget); the pools' spare blocks give way to it.

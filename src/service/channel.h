@@ -78,6 +78,8 @@ typedef struct SvcShared
 	int32		gpu;			/* 1: up and the pool registered; -1: not */
 	uint64		pool_dev;		/* device address of BufferBlocks */
 	double		start_ms;		/* CUDA start-up and registration */
+	pg_atomic_uint64 mem_in_use;	/* the engine's device bytes held by tasks */
+	pg_atomic_uint64 mem_cached;	/* ... and kept in its pool, after the last task */
 	char		gpu_message[256];	/* why there is no GPU */
 	int32		nchannels;
 	SvcChannel	ch[FLEXIBLE_ARRAY_MEMBER];

@@ -474,8 +474,8 @@ static Datum
 pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[7];
-	bool		nulls[7] = {false, false, false, false, false, false, false};
+	Datum		values[9];
+	bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
 	uint32		state;
 	int			in_use = 0;
 	int64		tasks = 0;
@@ -504,6 +504,8 @@ pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 	values[4] = Int32GetDatum(PgGpuSvc->nchannels);
 	values[5] = Int32GetDatum(in_use);
 	values[6] = Int64GetDatum(tasks);
+	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_in_use));
+	values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_cached));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

@@ -81,6 +81,8 @@ PgGpuServiceShmemStartup(void)
 		memset(PgGpuSvc, 0, offsetof(SvcShared, ch));
 		pg_atomic_init_u32(&PgGpuSvc->state, SVC_DOWN);
 		pg_atomic_init_u32(&PgGpuSvc->generation, 0);
+		pg_atomic_init_u64(&PgGpuSvc->mem_in_use, 0);
+		pg_atomic_init_u64(&PgGpuSvc->mem_cached, 0);
 		PgGpuSvc->nchannels = Max(pg_gpu_service_tasks, 1);
 		for (int i = 0; i < PgGpuSvc->nchannels; i++)
 		{
@@ -298,6 +300,17 @@ svc_op_groups(SvcChannel *ch, pg_gpu_agg *agg)
 	ch->status = PG_GPU_OK;
 }
 
+/* The engine's device memory, for pg_gpu_service(), after a task ends. */
+static void
+svc_note_memory(void)
+{
+	uint64		cached = 0;
+	uint64		in_use = pg_gpu_engine_memory(&cached);
+
+	pg_atomic_write_u64(&PgGpuSvc->mem_in_use, in_use);
+	pg_atomic_write_u64(&PgGpuSvc->mem_cached, cached);
+}
+
 /* Serve channel i until the service stops. */
 static void
 svc_serve(int i)
@@ -329,6 +342,7 @@ svc_serve(int i)
 			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 				pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 			ch->status = PG_GPU_OK;
+			svc_note_memory();
 		}
 		else
 		{
@@ -473,6 +487,8 @@ pg_gpu_service_main(Datum arg)
 
 	PgGpuSvc->gpu = 0;
 	PgGpuSvc->pool_dev = 0;
+	pg_atomic_write_u64(&PgGpuSvc->mem_in_use, 0);
+	pg_atomic_write_u64(&PgGpuSvc->mem_cached, 0);
 	PgGpuSvc->pid = MyProcPid;
 	PgGpuSvc->gpu_message[0] = '\0';
 	for (int i = 0; i < PgGpuSvc->nchannels; i++)
