@@ -15,3 +15,10 @@ CLOSE c;
 COMMIT;
 -- an error while the groups are handed out
 SELECT g, 1 / (count(*) - 6) FROM sv GROUP BY g;
+-- key sets held by the service: collected from a table's pages, sent from a
+-- subquery's rows, an IN list, text keys, a grouped probe
+SELECT count(*), sum(y) FROM sv WHERE g IN (SELECT g FROM sv WHERE y % 1000 = 0);
+SELECT count(*) FROM sv WHERE g IN (SELECT i * 3 FROM generate_series(1, 3000) i);
+SELECT count(*), min(y) FROM sv WHERE g IN (1, 5, 17, 10006, NULL);
+SELECT count(*) FROM sv WHERE t IN (SELECT t FROM sv WHERE g = 33);
+SELECT g % 3, count(*) FROM sv WHERE g NOT IN (SELECT g FROM sv WHERE y % 7 = 0) GROUP BY 1 ORDER BY 1;

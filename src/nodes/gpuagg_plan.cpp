@@ -506,8 +506,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	cpath->path.rows = ngroups;
 	cpath->path.pathkeys = NIL;
 	/* every group is handed to the Finalize Aggregate as one tuple */
-	/* without key sets, the GPU service runs it (no CUDA start in the backend) */
-	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, !sj.probe && star == NULL) +
+	/* no star join: the GPU service runs it, key sets and all (no CUDA start here) */
+	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, star == NULL) +
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
 		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;

@@ -422,9 +422,22 @@ static bool
 set_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, bool unique, PgGpuFallback *reason,
 		  char *msg, size_t msglen)
 {
-	sets->distinct[i] = (int64) pg_gpu_keyset_size(sets->ks[i]);
 	sets->nbuilt = i + 1;
-	pg_gpu_keyset_ref(sets->ks[i], ref);
+	if (sets->svc != NULL)
+	{
+		uint8		has_null = ref->has_null,
+					nonempty = ref->nonempty;
+
+		/* the service's set: its reference and distinct count came with it */
+		*ref = sets->svc_ref[i];
+		ref->has_null = has_null;
+		ref->nonempty = nonempty;
+	}
+	else
+	{
+		sets->distinct[i] = (int64) pg_gpu_keyset_size(sets->ks[i]);
+		pg_gpu_keyset_ref(sets->ks[i], ref);
+	}
 	if (unique && sets->distinct[i] != sets->keys[i])
 	{
 		*reason = PG_GPU_FB_DUP_KEYS;
@@ -442,6 +455,11 @@ collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col
 {
 	sets->collect_ms += ms_since(t0c);
 	sets->ks[i] = col->ks;
+	if (sets->svc != NULL)
+	{
+		sets->svc_ref[i] = col->ref;
+		sets->distinct[i] = (int64) col->distinct;
+	}
 	sets->n = i + 1;
 	sets->gpu_collected[i] = true;
 	sets->collect_pages[i] = col->pages;
@@ -459,7 +477,7 @@ collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col
  */
 static bool
 collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int settype,
-			   PgGpuCollected *col)
+			   PgGpuCollected *col, PgGpuSvcChannel *svc)
 {
 	Const	   *tc = src->task;
 	Oid			relid = src->relid;
@@ -471,7 +489,8 @@ collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int se
 
 	/* the plan's child scans it too: the executor holds its lock already */
 	rel = table_open(relid, NoLock);
-	ok = PgGpuCollectKeys(rel, estate->es_snapshot, task, settype, col, &reason, msg, sizeof(msg));
+	ok = PgGpuCollectKeys(rel, estate->es_snapshot, task, settype, col, &reason, msg, sizeof(msg),
+						  svc);
 	table_close(rel, NoLock);
 	if (!ok)
 	{
@@ -650,7 +669,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		 * never runs.
 		 */
 		if (src.task != NULL && src.payload == NIL &&
-			collect_on_gpu(&src, estate, node, ref->type, &col))
+			collect_on_gpu(&src, estate, node, ref->type, &col, sets->svc))
 		{
 			if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
 			{
@@ -722,10 +741,33 @@ built:
 			ok = false;
 			break;
 		}
-		sets->ks[i] = pg_gpu_keyset_build(ref->type, (uint64) b.n, b.vals, b.data, b.off,
-										  task->emulate, &err);
-		sets->n = i + 1;
-		if (sets->ks[i] == NULL)
+		if (sets->svc != NULL)
+		{
+			uint64		distinct = 0;
+
+			/* the service's set (no payload, no kept rows: PgGpuSetsInService) */
+			Assert(pb.ncols == 0 && !keep_rows);
+			sets->ks[i] = NULL;
+			sets->n = i + 1;
+			memset(&sets->svc_ref[i], 0, sizeof(sets->svc_ref[i]));
+			if (!PgGpuServiceKeysetBuild(sets->svc, ref->type, (uint64) b.n, b.vals, b.data,
+										 b.off, task->emulate != 0, &sets->svc_ref[i],
+										 &distinct, &err))
+			{
+				*reason = PgGpuFallbackFor(err.status);
+				strlcpy(msg, err.message, msglen);
+				ok = false;
+				break;
+			}
+			sets->distinct[i] = (int64) distinct;
+		}
+		else
+		{
+			sets->ks[i] = pg_gpu_keyset_build(ref->type, (uint64) b.n, b.vals, b.data, b.off,
+											  task->emulate, &err);
+			sets->n = i + 1;
+		}
+		if (sets->svc == NULL && sets->ks[i] == NULL)
 		{
 			*reason = PgGpuFallbackFor(err.status);
 			strlcpy(msg, err.message, msglen);
@@ -789,9 +831,29 @@ PgGpuSetsParallelSafe(List *sources, List *children, EState *estate)
 	return true;
 }
 
+bool
+PgGpuSetsInService(List *sources)
+{
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		PgGpuSetSource src;
+
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (src.kind == PG_GPU_SET_DICT || src.payload != NIL ||
+			(src.kind == PG_GPU_SET_CHILD && src.unique->ival == 2))
+			return false;
+	}
+	return true;
+}
+
 void
 PgGpuFreeSets(PgGpuSets *sets)
 {
+	/* the service's sets: dropped there now */
+	if (sets->svc != NULL && sets->n > 0)
+		PgGpuServiceKeysetsFree(sets->svc);
 	for (int i = 0; i < sets->n; i++)
 	{
 		pg_gpu_keyset *ks = sets->ks[i];

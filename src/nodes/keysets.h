@@ -23,6 +23,13 @@ typedef struct PgGpuSets
 	int			n;
 	int			nbuilt;			/* sets whose counts below are filled */
 	pg_gpu_keyset *ks[PG_GPU_MAX_SETS];
+	/*
+	 * svc: the GPU service's channel that holds the sets instead (ks[] NULL),
+	 * for a task that runs there; svc_ref: each one's reference.  Set by the
+	 * caller (PgGpuSetsInService), kept by PgGpuFreeSets.
+	 */
+	PgGpuSvcChannel *svc;
+	pg_gpu_set_ref svc_ref[PG_GPU_MAX_SETS];
 	char		dict[PG_GPU_MAX_SETS][NAMEDATALEN];	/* a dictionary's name, pinned
 													 * ("" for other sets) */
 	int64		keys[PG_GPU_MAX_SETS];	/* non-NULL keys collected */
@@ -73,6 +80,12 @@ bool		PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode no
  * plans that run instead should the GPU give a collection back parallel-safe.
  */
 bool		PgGpuSetsParallelSafe(List *sources, List *children, EState *estate);
+
+/*
+ * Whether the GPU service can hold every set of these sources (no dictionary,
+ * no payload, no kept rows): a task that probes them may then run there.
+ */
+bool		PgGpuSetsInService(List *sources);
 
 /* Release the sets (after the engine that probes them); safe to repeat. */
 void		PgGpuFreeSets(PgGpuSets *sets);

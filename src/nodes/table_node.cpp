@@ -50,6 +50,17 @@ PgGpuTableNodeCreate(size_t size, const CustomExecMethods *methods, PgGpuNode no
 	return t;
 }
 
+/* The GPU service's channel, once its task and sets are gone. */
+static void
+close_channel(PgGpuTableNode *t)
+{
+	PgGpuSvcChannel *svc = t->svc;
+
+	t->svc = NULL;
+	t->sets.svc = NULL;
+	PgGpuServiceClose(svc);
+}
+
 void
 PgGpuTableNodeRelease(PgGpuTableNode *t, bool release_pins, bool keep_engine)
 {
@@ -61,7 +72,10 @@ PgGpuTableNodeRelease(PgGpuTableNode *t, bool release_pins, bool keep_engine)
 		pg_gpu_agg_end(agg);	/* waits for in-flight kernels */
 	}
 	if (!t->agg)
+	{
 		PgGpuFreeSets(&t->sets);	/* probed by the engine's kernels */
+		close_channel(t);
+	}
 	PgGpuScanRelease(&t->scan, release_pins);
 }
 
@@ -85,6 +99,7 @@ table_node_cleanup_callback(void *arg)
 	t->sets.rows_cxt = NULL;
 	t->sets.pay_cxt = NULL;
 	PgGpuFreeSets(&t->sets);
+	close_channel(t);
 }
 
 /* Whether an expression reads a system column (ctid and the like). */
@@ -167,7 +182,21 @@ run_on_gpu(PgGpuTableNode *t)
 	INSTR_TIME_SET_ZERO(t->t_setup);
 	INSTR_TIME_SET_ZERO(t->t_finish);
 	INSTR_TIME_SET_ZERO(t->t_fetch);
-	if (!PgGpuScanPrepare(&t->scan, rel, snapshot, t->css.ss.ps.state->es_query_cxt, &t->task))
+	/*
+	 * Key sets the GPU service can hold: a channel of its own keeps them
+	 * there, where the task that probes them runs too.
+	 */
+	if (t->set_sources != NIL && t->svc == NULL && PgGpuSetsInService(t->set_sources))
+	{
+		pg_gpu_agg_task probe = t->task;
+
+		probe.emulate = pg_gpu_emulate_gpu ? 1 : 0;
+		if (PgGpuServiceTakes(&probe, true))
+			t->svc = PgGpuServiceOpen(&err);	/* NULL: the backend's engine */
+	}
+	t->sets.svc = t->svc;
+	if (!PgGpuScanPrepare(&t->scan, rel, snapshot, t->css.ss.ps.state->es_query_cxt, &t->task,
+						  t->svc))
 		return give_up(t, t->scan.fb_reason, t->scan.fb_msg);
 	if (t->batched)
 	{

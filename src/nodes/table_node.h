@@ -57,6 +57,8 @@ typedef struct PgGpuTableNode
 	PgGpuPageScan scan;			/* the table's pages streamed to agg */
 	MemoryContextCallback cleanup;
 	PgGpuSets	sets;
+	PgGpuSvcChannel *svc;		/* the GPU service's channel holding the sets and
+								 * running the task, while they live */
 
 	/* instrumentation */
 	pg_gpu_agg_result res;

@@ -331,7 +331,7 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
  */
 bool
 PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
-			 pg_gpu_agg_task *task)
+			 pg_gpu_agg_task *task, PgGpuSvcChannel *svc)
 {
 	Buffer	   *pins[PG_GPU_AGG_SLOTS];
 	int			pins_cap = ps->pins_cap;
@@ -345,7 +345,10 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 		return scan_fail(ps, PG_GPU_FB_SERIALIZABLE,
 						 "serializable transactions need per-tuple predicate locks");
 	task->emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	ps->remote = PgGpuServiceTakes(task);
+	ps->svc = svc;
+	ps->remote = PgGpuServiceTakes(task, svc != NULL);
+	if (svc != NULL && !ps->remote)
+		return scan_fail(ps, PG_GPU_FB_NO_GPU, "the GPU service stopped");
 	if (!ps->remote && !task->emulate &&
 		!PgGpuEnsureEngine(&ps->fb_reason, ps->fb_msg, sizeof(ps->fb_msg)))
 		return false;
@@ -373,6 +376,18 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 			PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
 		if (ps->tc.use == PG_GPU_TC_NONE)
 		{
+			ps->registered = true;
+			task->gather = 0;
+			return true;
+		}
+		if (svc != NULL)
+		{
+			/* its sets are the service's: it runs there, without the cache */
+			PgGpuTableCacheDone(&ps->tc, rel, false);
+			memset(&ps->tc, 0, sizeof(ps->tc));
+			task->cache_fill = 0;
+			task->cache_pages = 0;
+			task->pages_resident = 0;
 			ps->registered = true;
 			task->gather = 0;
 			return true;
@@ -407,7 +422,7 @@ pg_gpu_agg *
 PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
 	if (ps->remote)
-		return PgGpuServiceBegin(task, err);
+		return PgGpuServiceBegin(ps->svc, task, err);
 	return pg_gpu_agg_begin(task, err);
 }
 
@@ -666,7 +681,7 @@ typedef bool (*TakeFn) (PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *a
 static bool
 run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 			   bool bound_pages, TakeFn take, void *arg, PgGpuFallback *reason, char *msg,
-			   size_t msglen)
+			   size_t msglen, PgGpuSvcChannel *svc = NULL)
 {
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
 	PgGpuPageScan ps;
@@ -678,7 +693,7 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	memcpy(task, plan_task, sizeof(*task));
 	memset(&ps, 0, sizeof(ps));	/* no pin arrays yet */
 	INSTR_TIME_SET_CURRENT(lapt);
-	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task))
+	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task, svc))
 	{
 		*reason = ps.fb_reason;
 		strlcpy(msg, ps.fb_msg, msglen);
@@ -737,8 +752,17 @@ take_keys(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 	TakeKeys   *a = (TakeKeys *) arg;
 	pg_gpu_error err;
 
-	if ((a->out->ks = pg_gpu_agg_keyset(ps->agg, a->settype, &a->out->keys,
-										&a->out->has_null, &err)) == NULL)
+	if (ps->svc != NULL)
+	{
+		/* the set stays in the service, for the task that probes it there */
+		a->out->ks = NULL;
+		memset(&a->out->ref, 0, sizeof(a->out->ref));
+		if (!PgGpuServiceKeysetCollected(ps->svc, a->settype, &a->out->ref, &a->out->keys,
+										 &a->out->distinct, &a->out->has_null, &err))
+			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	}
+	else if ((a->out->ks = pg_gpu_agg_keyset(ps->agg, a->settype, &a->out->keys,
+											 &a->out->has_null, &err)) == NULL)
 		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 	a->out->nonempty = res->nrows > 0;
 	a->out->pages = res->pages;
@@ -748,12 +772,14 @@ take_keys(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 
 bool
 PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task, int settype,
-				 PgGpuCollected *out, PgGpuFallback *reason, char *msg, size_t msglen)
+				 PgGpuCollected *out, PgGpuFallback *reason, char *msg, size_t msglen,
+				 PgGpuSvcChannel *svc)
 {
 	TakeKeys	a = {settype, out};
 
 	memset(out, 0, sizeof(*out));
-	return run_table_task(rel, snapshot, plan_task, true, take_keys, &a, reason, msg, msglen);
+	return run_table_task(rel, snapshot, plan_task, true, take_keys, &a, reason, msg, msglen,
+						  svc);
 }
 
 

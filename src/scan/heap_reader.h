@@ -13,6 +13,7 @@
 #include "pg_gpu_engine.h"
 #include "scan/pin_workers.h"
 #include "scan/table_cache.h"
+#include "service/service.h"
 
 /* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
 typedef struct PgGpuPageScan
@@ -24,6 +25,7 @@ typedef struct PgGpuPageScan
 	bool		emulate;
 	bool		registered;		/* pages read in place */
 	bool		remote;			/* the GPU service runs the task (service.h) */
+	PgGpuSvcChannel *svc;		/* ... on this held channel (its key sets) */
 	int			chunk_pages;
 	BlockNumber nblocks;
 	BlockNumber *page_blk;		/* GpuSort: block of each submitted page, in
@@ -60,7 +62,8 @@ PgGpuLap(instr_time *acc, instr_time *since)
  * layout, gather and chunk size.  ps's pin arrays of an earlier run are kept.
  */
 bool		PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot,
-							 MemoryContext cxt, pg_gpu_agg_task *task);
+							 MemoryContext cxt, pg_gpu_agg_task *task,
+							 PgGpuSvcChannel *svc = NULL);
 
 /* The engine for a prepared scan: the GPU service's (ps->remote) or the backend's. */
 pg_gpu_agg *PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err);
@@ -89,7 +92,9 @@ void		PgGpuScanRelease(PgGpuPageScan *ps, bool release_pins);
 /* A key set whose keys the GPU collected from a table's pages. */
 typedef struct PgGpuCollected
 {
-	pg_gpu_keyset *ks;
+	pg_gpu_keyset *ks;			/* NULL: the set is the GPU service's ... */
+	pg_gpu_set_ref ref;			/* ... with this reference */
+	uint64		distinct;		/* ... and so many distinct keys */
 	uint64		keys;			/* non-NULL keys */
 	int			has_null;
 	bool		nonempty;		/* a row passed the build filter */
@@ -104,7 +109,7 @@ typedef struct PgGpuCollected
  */
 bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,
 							 int settype, PgGpuCollected *out, PgGpuFallback *reason, char *msg,
-							 size_t msglen);
+							 size_t msglen, PgGpuSvcChannel *svc = NULL);
 
 /*
  * Run a rows task (planner.h's PgGpuRowsTask) over rel's pages for the

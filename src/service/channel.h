@@ -28,8 +28,18 @@ typedef enum SvcOp
 	SVC_BEGIN,					/* task: begin it */
 	SVC_FINISH,					/* all chunks done: res */
 	SVC_GROUPS,					/* arg: first group; window: records */
-	SVC_END						/* drop the task */
+	SVC_END_TASK,				/* drop the task (the channel's key sets stay) */
+	SVC_END,					/* drop the task and the key sets */
+	SVC_KS_COLLECTED,			/* arg: set type; the finished collect task's
+								 * keys become a key set of the channel */
+	SVC_KS_APPEND,				/* arg: part (0 vals, 1 text bytes, 2 offsets),
+								 * arg2: bytes; window: them */
+	SVC_KS_BUILD,				/* arg: set type, arg2: keys, emulate: the
+								 * appended parts become a key set */
+	SVC_KS_FREE					/* drop the channel's key sets */
 } SvcOp;
+
+#define SVC_MAX_KEYSETS PG_GPU_MAX_SETS
 
 typedef enum SvcSlotState
 {
@@ -53,6 +63,8 @@ typedef struct SvcChannel
 	sem_t		rsp;			/* to the backend */
 	volatile int32 op;		/* SvcOp */
 	int64		arg;
+	int64		arg2;
+	int32		emulate;
 	pg_gpu_status status;		/* of the request */
 	pg_gpu_error err;
 	pg_atomic_uint32 slot_state[PG_GPU_AGG_SLOTS];
@@ -62,6 +74,11 @@ typedef struct SvcChannel
 	pg_gpu_error chunk_err;
 	int32		capacity;		/* pages per slot, after begin */
 	int32		ngroups;		/* SVC_GROUPS: records in the window */
+	/* SVC_KS_COLLECTED, SVC_KS_BUILD: the key set made */
+	pg_gpu_set_ref ks_ref;
+	uint64		ks_keys;		/* non-NULL keys */
+	uint64		ks_distinct;
+	int32		ks_has_null;
 	int64		tasks;			/* begun through this channel */
 	pg_gpu_agg_task task;
 	pg_gpu_agg_result res;

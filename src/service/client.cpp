@@ -54,6 +54,7 @@ typedef struct SvcClient
 	char	   *win;
 	size_t	   *win_off;
 	SvcText    *texts;			/* text keys handed out: kept until the end */
+	bool		held;			/* the channel outlives its tasks (key sets) */
 	struct SvcClient *next;		/* this backend's open handles */
 } SvcClient;
 
@@ -326,11 +327,24 @@ svc_close(SvcClient *c)
 	RESUME_INTERRUPTS();
 }
 
+/* The task's groups and text keys are gone with it. */
 static void
-svc_end(void *h)
+svc_task_forget(SvcClient *c)
 {
-	SvcClient *c = (SvcClient *) h;
+	while (c->texts)
+	{
+		SvcText    *n = c->texts->next;
 
+		free(c->texts);
+		c->texts = n;
+	}
+	c->win_g0 = 0;
+	c->win_n = 0;
+}
+
+static void
+svc_free_client(SvcClient *c)
+{
 	for (SvcClient **pp = &svc_open; *pp; pp = &(*pp)->next)
 		if (*pp == c)
 		{
@@ -339,16 +353,34 @@ svc_end(void *h)
 		}
 	if (c->ch)
 		svc_close(c);
-	while (c->texts)
-	{
-		SvcText    *n = c->texts->next;
-
-		free(c->texts);
-		c->texts = n;
-	}
+	svc_task_forget(c);
 	free(c->win);
 	free(c->win_off);
 	free(c);
+}
+
+/* The task's end: on a held channel only the task goes, else the channel too. */
+static void
+svc_end(void *h)
+{
+	SvcClient *c = (SvcClient *) h;
+
+	if (!c->held)
+	{
+		svc_free_client(c);
+		return;
+	}
+	HOLD_INTERRUPTS();
+	if (c->ch && c->pending)
+		(void) svc_wait_answer(c, false);
+	if (c->ch && !c->dead && !svc_gone(c))
+	{
+		pg_gpu_error err;
+
+		(void) svc_request(c, SVC_END_TASK, false, &err);
+	}
+	svc_task_forget(c);
+	RESUME_INTERRUPTS();
 }
 
 static const pg_gpu_agg_client_ops svc_ops = {
@@ -374,12 +406,13 @@ PgGpuServiceGpuReady(void)
 }
 
 bool
-PgGpuServiceTakes(const pg_gpu_agg_task *task)
+PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here)
 {
 	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
 		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
 		return false;
-	if (task->nsets > 0 || task->sort || task->collect)
+	/* key sets: only those built on the task's channel (sets_here) */
+	if (((task->nsets > 0 || task->collect) && !sets_here) || task->sort)
 		return false;
 	return task->emulate ? true : PgGpuServiceGpuReady();
 }
@@ -418,18 +451,13 @@ svc_claim(void)
 	}
 }
 
-pg_gpu_agg *
-PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err)
+/* A channel claimed for this backend, or NULL with err set. */
+static SvcClient *
+svc_open_client(bool held, pg_gpu_error *err)
 {
 	SvcClient  *c;
 	SvcChannel *ch;
-	pg_gpu_agg *agg;
 
-	if (!PgGpuServiceTakes(task))
-	{
-		svc_fail(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
-		return NULL;
-	}
 	if ((ch = svc_claim()) == NULL)
 	{
 		svc_fail(err, PG_GPU_OUT_OF_MEMORY,
@@ -448,16 +476,58 @@ PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		svc_exit_hook = true;
 	}
 	c->ch = ch;
+	c->held = held;
 	c->gen = pg_atomic_read_u32(&PgGpuSvc->generation);
-	c->task = *task;
 	c->next = svc_open;
 	svc_open = c;
 	ch->generation = c->gen;
-	ch->task = *task;
+	return c;
+}
+
+PgGpuSvcChannel *
+PgGpuServiceOpen(pg_gpu_error *err)
+{
+	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
+		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
+	{
+		svc_fail(err, PG_GPU_NO_DEVICE, "the GPU service is not running");
+		return NULL;
+	}
+	return (PgGpuSvcChannel *) svc_open_client(true, err);
+}
+
+void
+PgGpuServiceClose(PgGpuSvcChannel *chan)
+{
+	if (chan)
+		svc_free_client((SvcClient *) chan);
+}
+
+pg_gpu_agg *
+PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) on;
+	pg_gpu_agg *agg;
+
+	if (!PgGpuServiceTakes(task, on != NULL))
+	{
+		svc_fail(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
+		return NULL;
+	}
+	if (c == NULL && (c = svc_open_client(false, err)) == NULL)
+		return NULL;
+	if (c->ch == NULL || c->dead)
+	{
+		svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+		return NULL;
+	}
+	c->task = *task;
+	c->ch->task = *task;
 	/* quick (buffers allocated): not interruptible, so the channel cannot leak */
 	if (svc_request(c, SVC_BEGIN, false, err) != PG_GPU_OK)
 	{
-		svc_end(c);
+		if (!c->held)
+			svc_free_client(c);
 		return NULL;
 	}
 	if ((agg = pg_gpu_agg_client(&svc_ops, c)) == NULL)
@@ -467,6 +537,93 @@ PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return NULL;
 	}
 	return agg;
+}
+
+/* The key set's answer: its reference (the caller's NULL flags kept) and counts. */
+static void
+svc_take_keyset(SvcClient *c, pg_gpu_set_ref *ref, uint64 *keys, uint64 *distinct,
+				int *has_null)
+{
+	uint8		hn = ref->has_null,
+				ne = ref->nonempty;
+
+	*ref = c->ch->ks_ref;
+	ref->has_null = hn;
+	ref->nonempty = ne;
+	*keys = c->ch->ks_keys;
+	*distinct = c->ch->ks_distinct;
+	*has_null = c->ch->ks_has_null;
+}
+
+bool
+PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref,
+							uint64 *keys, uint64 *distinct, int *has_null, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+
+	c->ch->arg = type;
+	if (svc_request(c, SVC_KS_COLLECTED, false, err) != PG_GPU_OK)
+		return false;
+	svc_take_keyset(c, ref, keys, distinct, has_null);
+	return true;
+}
+
+/* Send bytes to the key set being built, a window at a time. */
+static bool
+svc_append(SvcClient *c, int part, const char *p, uint64 len, pg_gpu_error *err)
+{
+	while (len > 0)
+	{
+		uint64		n = Min(len, (uint64) SVC_WINDOW);
+
+		memcpy(c->ch->window, p, n);
+		c->ch->arg = part;
+		c->ch->arg2 = (int64) n;
+		if (svc_request(c, SVC_KS_APPEND, false, err) != PG_GPU_OK)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool
+PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *vals,
+						const char *data, const uint64 *off, bool emulate,
+						pg_gpu_set_ref *ref, uint64 *distinct, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	uint64		keys;
+	int			has_null;
+
+	CHECK_FOR_INTERRUPTS();
+	if ((vals && !svc_append(c, 0, (const char *) vals, n * sizeof(int64), err)) ||
+		(off && data && !svc_append(c, 1, data, off[n], err)) ||
+		(off && !svc_append(c, 2, (const char *) off, (n + 1) * sizeof(uint64), err)))
+		return false;
+	c->ch->arg = type;
+	c->ch->arg2 = (int64) n;
+	c->ch->emulate = emulate ? 1 : 0;
+	if (svc_request(c, SVC_KS_BUILD, false, err) != PG_GPU_OK)
+		return false;
+	svc_take_keyset(c, ref, &keys, distinct, &has_null);
+	return true;
+}
+
+void
+PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	pg_gpu_error err;
+
+	if (c && c->ch)
+	{
+		HOLD_INTERRUPTS();
+		if (c->pending)
+			(void) svc_wait_answer(c, false);
+		(void) svc_request(c, SVC_KS_FREE, false, &err);
+		RESUME_INTERRUPTS();
+	}
 }
 
 /* SQL: the service's state, one row (none when it is not configured). */

@@ -44,6 +44,7 @@ extern "C" {
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "service/channel.h"
 #include "service/service.h"
@@ -184,9 +185,148 @@ fail:
 	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 }
 
-static void
-svc_op_begin(SvcChannel *ch, pg_gpu_agg **agg)
+/* What a channel's thread holds: the task's engine and the channel's key sets. */
+typedef struct SvcWork
 {
+	pg_gpu_agg *agg;
+	int			nks;
+	pg_gpu_keyset *ks[SVC_MAX_KEYSETS];
+	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
+	std::vector<char> part[3];	/* SVC_KS_APPEND: vals, text bytes, offsets */
+} SvcWork;
+
+static void
+svc_end_task(SvcChannel *ch, SvcWork *w)
+{
+	if (w->agg)
+		pg_gpu_agg_end(w->agg);	/* waits for the GPU */
+	w->agg = NULL;
+	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+		pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+}
+
+static void
+svc_free_keysets(SvcWork *w)
+{
+	for (int i = 0; i < w->nks; i++)
+		pg_gpu_keyset_free(w->ks[i]);
+	w->nks = 0;
+	for (int p = 0; p < 3; p++)
+		std::vector<char>().swap(w->part[p]);
+}
+
+/* Whether two references name the same set (the flags a backend sets aside). */
+static bool
+svc_same_set(const pg_gpu_set_ref *a, const pg_gpu_set_ref *b)
+{
+	return a->tab == b->tab && a->mask == b->mask && a->vals == b->vals &&
+		a->data == b->data && a->off == b->off && a->mult == b->mult &&
+		a->max_mult == b->max_mult && a->trie == b->trie && a->pay == b->pay &&
+		a->pay_null == b->pay_null && a->pay_n == b->pay_n && a->npay == b->npay &&
+		a->type == b->type;
+}
+
+/* A key set made: keep it, and answer its reference and counts. */
+static void
+svc_keep_keyset(SvcChannel *ch, SvcWork *w, pg_gpu_keyset *ks, uint64 keys, int has_null)
+{
+	pg_gpu_set_ref *ref = &w->ref[w->nks];
+
+	memset(ref, 0, sizeof(*ref));
+	pg_gpu_keyset_ref(ks, ref);
+	w->ks[w->nks++] = ks;
+	ch->ks_ref = *ref;
+	ch->ks_keys = keys;
+	ch->ks_distinct = pg_gpu_keyset_size(ks);
+	ch->ks_has_null = has_null;
+	ch->status = PG_GPU_OK;
+}
+
+static void
+svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
+{
+	pg_gpu_keyset *ks = NULL;
+	uint64_t	keys = 0;
+	int			has_null = 0;
+
+	if (w->nks >= SVC_MAX_KEYSETS)
+	{
+		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "too many key sets on one channel");
+		ch->status = PG_GPU_INVALID_TASK;
+		return;
+	}
+	if (op == SVC_KS_COLLECTED)
+	{
+		if (w->agg == NULL || !ch->task.collect)
+		{
+			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "no collect task on the channel");
+			ch->status = PG_GPU_INVALID_TASK;
+			return;
+		}
+		ks = pg_gpu_agg_keyset(w->agg, (int) ch->arg, &keys, &has_null, &ch->err);
+	}
+	else
+	{
+		uint64		n = (uint64) ch->arg2;
+		const std::vector<char> &v = w->part[0],
+					&d = w->part[1],
+					&o = w->part[2];
+
+		if ((!v.empty() && v.size() != n * sizeof(int64)) ||
+			(!o.empty() && o.size() != (n + 1) * sizeof(uint64)))
+		{
+			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's parts do not match its size");
+			ch->status = PG_GPU_INVALID_TASK;
+			return;
+		}
+		if (!ch->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+			return;
+		ks = pg_gpu_keyset_build((int) ch->arg, n,
+								 v.empty() ? NULL : (const int64_t *) v.data(),
+								 d.empty() ? NULL : d.data(),
+								 o.empty() ? NULL : (const uint64_t *) o.data(),
+								 ch->emulate, &ch->err);
+		keys = n;
+		for (int p = 0; p < 3; p++)
+			std::vector<char>().swap(w->part[p]);
+	}
+	if (ks == NULL)
+	{
+		ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
+		return;
+	}
+	svc_keep_keyset(ch, w, ks, keys, has_null);
+}
+
+static void
+svc_op_append(SvcChannel *ch, SvcWork *w)
+{
+	int			p = (int) ch->arg;
+	size_t		n = (size_t) ch->arg2;
+
+	if (p < 0 || p > 2 || n > SVC_WINDOW)
+	{
+		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a bad key set part");
+		ch->status = PG_GPU_INVALID_TASK;
+		return;
+	}
+	try
+	{
+		w->part[p].insert(w->part[p].end(), ch->window, ch->window + n);
+		ch->status = PG_GPU_OK;
+	}
+	catch (...)
+	{
+		svc_set_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
+		ch->status = PG_GPU_OUT_OF_MEMORY;
+	}
+}
+
+static void
+svc_op_begin(SvcChannel *ch, SvcWork *w)
+{
+	pg_gpu_agg **agg = &w->agg;
+
 	pg_gpu_agg_slot buf;
 
 	if (*agg)
@@ -210,11 +350,25 @@ svc_op_begin(SvcChannel *ch, pg_gpu_agg **agg)
 			return;
 	}
 	if (ch->task.gather || ch->task.cache_fill || ch->task.pages_resident ||
-		ch->task.nsets > 0 || ch->task.sort || ch->task.collect)
+		ch->task.sort || ch->task.nsets < 0 || ch->task.nsets > PG_GPU_MAX_SETS)
 	{
 		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a task the GPU service does not run");
 		ch->status = PG_GPU_INVALID_TASK;
 		return;
+	}
+	/* the sets it probes are this channel's (no other address is valid here) */
+	for (int i = 0; i < ch->task.nsets; i++)
+	{
+		bool		found = false;
+
+		for (int k = 0; k < w->nks && !found; k++)
+			found = svc_same_set(&ch->task.sets[i], &w->ref[k]);
+		if (!found)
+		{
+			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a key set the GPU service did not build");
+			ch->status = PG_GPU_INVALID_TASK;
+			return;
+		}
 	}
 	if ((*agg = pg_gpu_agg_begin(&ch->task, &ch->err)) == NULL)
 	{
@@ -316,8 +470,10 @@ static void
 svc_serve(int i)
 {
 	SvcChannel *ch = &PgGpuSvc->ch[i];
-	pg_gpu_agg *agg = NULL;
+	SvcWork    *w = new SvcWork();
 
+	w->agg = NULL;
+	w->nks = 0;
 	/* sleeps of a few microseconds while chunks run, not the default 50 */
 	(void) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!svc_stop.load())
@@ -326,26 +482,26 @@ svc_serve(int i)
 		bool		running = false;
 		uint32		op;
 
-		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+		for (int s = 0; w->agg && s < PG_GPU_AGG_SLOTS; s++)
 			running |= pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING;
 		svc_abs_time(&ts, running ? 10 : 200000);
 		(void) sem_timedwait(&ch->req, &ts);
 
 		op = (uint32) ch->op;
 		pg_read_barrier();
-		if (op == SVC_END)
+		if (op == SVC_END_TASK || op == SVC_END)
 		{
 			/* chunks handed over but not started never start */
-			if (agg)
-				pg_gpu_agg_end(agg);	/* waits for the GPU */
-			agg = NULL;
-			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
-				pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+			svc_end_task(ch, w);
+			if (op == SVC_END)
+				svc_free_keysets(w);
 			ch->status = PG_GPU_OK;
 			svc_note_memory();
 		}
 		else
 		{
+			pg_gpu_agg *agg = w->agg;
+
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
 					svc_start_chunk(ch, agg, s);
@@ -356,7 +512,16 @@ svc_serve(int i)
 			if (op == SVC_NONE)
 				continue;
 			if (op == SVC_BEGIN)
-				svc_op_begin(ch, &agg);
+				svc_op_begin(ch, w);
+			else if (op == SVC_KS_APPEND)
+				svc_op_append(ch, w);
+			else if (op == SVC_KS_BUILD || op == SVC_KS_COLLECTED)
+				svc_op_keyset(ch, w, op);
+			else if (op == SVC_KS_FREE)
+			{
+				svc_free_keysets(w);
+				ch->status = PG_GPU_OK;
+			}
 			else if (agg == NULL)
 			{
 				svc_set_error(&ch->err, PG_GPU_INVALID_TASK,
@@ -372,8 +537,9 @@ svc_serve(int i)
 		ch->op = SVC_NONE;
 		sem_post(&ch->rsp);
 	}
-	if (agg)
-		pg_gpu_agg_end(agg);
+	svc_end_task(ch, w);
+	svc_free_keysets(w);
+	delete w;
 	svc_threads_live--;
 }
 

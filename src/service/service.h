@@ -36,9 +36,11 @@ PGDLLEXPORT void pg_gpu_service_main(Datum arg);
 
 /*
  * Backend: whether the service runs this task now (it is up, has the GPU or
- * runs emulated tasks, and the task is of a kind it takes).
+ * runs emulated tasks, and the task is of a kind it takes).  Tasks that probe
+ * key sets, and collect tasks, only on a channel that holds the sets
+ * (sets_here: PgGpuServiceOpen).
  */
-bool		PgGpuServiceTakes(const pg_gpu_agg_task *task);
+bool		PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here);
 
 /* Whether the service has the GPU up and the buffer pool registered. */
 bool		PgGpuServiceGpuReady(void);
@@ -47,10 +49,36 @@ bool		PgGpuServiceGpuReady(void);
 uint64		PgGpuServiceBufferAddr(int buf_id);
 
 /*
- * Begin the task in the service: a handle for pg_gpu_agg_*, or NULL with err
- * set (no free channel in time, the service stopped, the engine refused it).
+ * A channel held across tasks: its key sets live in the service until it is
+ * closed, and the tasks begun on it probe them.  NULL with err set when none
+ * is free in time or the service is not running.
  */
-pg_gpu_agg *PgGpuServiceBegin(const pg_gpu_agg_task *task, pg_gpu_error *err);
+typedef struct SvcClient PgGpuSvcChannel;
+
+PgGpuSvcChannel *PgGpuServiceOpen(pg_gpu_error *err);
+void		PgGpuServiceClose(PgGpuSvcChannel *chan);
+
+/*
+ * Begin the task in the service, on the held channel on, or (on = NULL) on a
+ * channel of its own that its end frees: a handle for pg_gpu_agg_*, or NULL
+ * with err set (no free channel in time, the service stopped, the engine
+ * refused it).
+ */
+pg_gpu_agg *PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task,
+							  pg_gpu_error *err);
+
+/*
+ * Key sets of a held channel: the keys of the collect task that finished on it,
+ * or keys sent from here (as pg_gpu_keyset_build takes them).  *ref gets the
+ * set's reference for a task's sets[] (its has_null and nonempty kept).
+ */
+bool		PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref,
+										uint64 *keys, uint64 *distinct, int *has_null,
+										pg_gpu_error *err);
+bool		PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *vals,
+									const char *data, const uint64 *off, bool emulate,
+									pg_gpu_set_ref *ref, uint64 *distinct, pg_gpu_error *err);
+void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);
 
 #ifdef __cplusplus
 }
