@@ -417,6 +417,21 @@ PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here)
 	return task->emulate ? true : PgGpuServiceGpuReady();
 }
 
+bool
+PgGpuServiceOthersBusy(void)
+{
+	if (PgGpuSvc == NULL)
+		return false;
+	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+	{
+		uint32		owner = pg_atomic_read_u32(&PgGpuSvc->ch[i].owner);
+
+		if (owner != 0 && owner != (uint32) MyProcPid)
+			return true;
+	}
+	return false;
+}
+
 uint64
 PgGpuServiceBufferAddr(int buf_id)
 {

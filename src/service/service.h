@@ -45,6 +45,9 @@ bool		PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here);
 /* Whether the service has the GPU up and the buffer pool registered. */
 bool		PgGpuServiceGpuReady(void);
 
+/* Whether other backends have GPU tasks in the service now. */
+bool		PgGpuServiceOthersBusy(void);
+
 /* The device address of shared buffer buf_id in the service's registration. */
 uint64		PgGpuServiceBufferAddr(int buf_id);
 
