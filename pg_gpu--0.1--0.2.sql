@@ -3,8 +3,9 @@
 
 -- The GPU service: its process, whether it has the GPU, its task channels, the
 -- tasks it has run since the server started, and its GPU memory after the last
--- task ended: held by tasks, and kept in its pool for the next ones (no row:
--- pg_gpu.service is off or pg_gpu is not preloaded).
+-- task ended: held by tasks, and kept in its pool for the next ones, and the
+-- times it restarted after a fault (no row: pg_gpu.service is off or pg_gpu is
+-- not preloaded).
 CREATE FUNCTION pg_gpu_service(
     OUT pid int,
     OUT state text,
@@ -14,7 +15,8 @@ CREATE FUNCTION pg_gpu_service(
     OUT channels_in_use int,
     OUT tasks bigint,
     OUT memory_in_use bigint,
-    OUT memory_cached bigint)
+    OUT memory_cached bigint,
+    OUT restarts int)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_gpu_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

@@ -10,7 +10,11 @@ preloads pg_gpu (PGHOST/PGPORT/PGUSER from the environment; the GPU host):
    again without a timeout: same answers as with pg_gpu off, the session
    usable, pg_gpu_stats consistent, and device memory where it was;
 3. an injected GPU failure in each node kind: the query still answers as
-   PostgreSQL does.
+   PostgreSQL does;
+4. the GPU service (issue 21), when it runs: a CUDA error in its task, an error
+   it restarts for, a hung task (its watchdog), GPU memory taken by another
+   process, a cancel mid-task (the task's work gone within 100 ms), and, last,
+   the service killed (a cluster reset: what it costs is measured).
 
 Prints one line per check and a verdict; exit status 1 on any failure."""
 import argparse
@@ -222,12 +226,143 @@ def main():
         if not ok:
             failures.append(f"injected failure in {name}: {out!r} {err!r}")
 
+    if one("SELECT count(*) FROM pg_gpu_service() WHERE gpu = 'ready'") == "1":
+        service_faults(expected, failures)
+
     psql(f"DROP DATABASE IF EXISTS {DB}", db="postgres")
     verdict = "0 failed" if not failures else f"{len(failures)} failed"
     for f in failures:
         print("FAIL:", f)
     print(f"faults: seed {seed}, {len(plan)} random cancels, {verdict}")
     sys.exit(1 if failures else 0)
+
+
+def service_state():
+    return one("SELECT state || '|' || gpu || '|' || restarts || '|' || channels_in_use "
+               "FROM pg_gpu_service()").split("|")
+
+
+def wait_service(restarts, limit=60.0):
+    """Seconds until the service is ready again after so many restarts (None: never)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        try:
+            st = service_state()
+            if st[0] == "ready" and st[1] == "ready" and int(st[2]) >= restarts:
+                return time.monotonic() - t0
+        except (RuntimeError, subprocess.SubprocessError):
+            pass
+        time.sleep(0.05)
+    return None
+
+
+def hog_gpu_memory(leave_mib):
+    """A process holding all but leave_mib of the GPU's free memory (cudaMalloc
+    through ctypes), or None when the CUDA runtime library is not found."""
+    code = f"""
+import ctypes, glob, sys, time
+libs = glob.glob('/usr/local/cuda/lib64/libcudart.so*') + glob.glob('/usr/lib/x86_64-linux-gnu/libcudart.so*')
+rt = ctypes.CDLL(sorted(libs)[0])
+free, total = ctypes.c_size_t(), ctypes.c_size_t()
+rt.cudaMemGetInfo(ctypes.byref(free), ctypes.byref(total))
+want = free.value - {leave_mib} * 2**20
+p = ctypes.c_void_p()
+held = 0
+while want - held > 2**28 and rt.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(2**28)) == 0:
+    held += 2**28
+print(held // 2**20, flush=True)
+sys.stdin.read()
+"""
+    try:
+        p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+        held = p.stdout.readline().strip()
+        return p, int(held)
+    except (OSError, ValueError, IndexError):
+        return None, 0
+
+
+def service_faults(expected, failures):
+    names = ["GpuAgg", "GpuAgg grouped", "GpuSemiJoin"]
+    restarts = int(service_state()[2])
+    # a CUDA error in the task, an error the service restarts for, a hung task
+    for fault, extra, restart in (("error", "", 0), ("exit", "", 1),
+                                  ("hang", "SET pg_gpu.service_timeout = '2s';", 1)):
+        t0 = time.monotonic()
+        for name in names:
+            out, err = psql(f"SET pg_gpu.force = on; SET pg_gpu.table_cache_size = 0; {extra}\n"
+                            f"SET pg_gpu.debug_service_fault = '{fault}';\n{QUERIES[name]};")
+            ok = out.strip() == expected[name] and "ERROR" not in err
+            if not ok:
+                failures.append(f"service fault {fault}, {name}: {out!r} {err!r}")
+        took = time.monotonic() - t0
+        restarts += restart
+        back = wait_service(restarts)
+        print(f"service fault {fault}: {len(names)} queries answered as PostgreSQL does in "
+              f"{took:.2f} s; service ready again after "
+              f"{'never' if back is None else f'{back:.2f} s'} (restarts {service_state()[2]})")
+        if back is None:
+            failures.append(f"service fault {fault}: the service did not come back")
+    # GPU memory taken by another process: the queries still answer
+    hog, held = hog_gpu_memory(leave_mib=256)
+    if hog is None:
+        print("GPU memory taken by another process: no CUDA runtime for the test, skipped")
+    else:
+        bad = 0
+        for name in names:
+            out, err = psql(f"SET pg_gpu.force = on;\n{QUERIES[name]};")
+            if out.strip() != expected[name] or "ERROR" in err:
+                bad += 1
+                failures.append(f"GPU memory taken, {name}: {out!r} {err!r}")
+        hog.stdin.close()
+        hog.wait()
+        fb = one("SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks WHERE reason = 'out of gpu memory'")
+        print(f"GPU memory taken by another process ({held} MiB held): {len(names)} queries, "
+              f"{bad} wrong or failed; out-of-memory fallbacks so far: {fb}")
+    # a cancel mid-task: how long after the timeout fires the query has ended
+    over = []
+    for i in range(20):
+        ms = 3 + (i % 10) * 3
+        out, err = psql(f"SET pg_gpu.force = on; SET pg_gpu.table_cache_size = 0;\n\\timing on\n"
+                        f"SET statement_timeout = '{ms}ms';\n{QUERIES['GpuAgg grouped']};")
+        t = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
+        if "statement timeout" in err and t:
+            over.append(t[-1] - ms)
+    st = service_state()
+    if over:
+        over.sort()
+        print(f"cancel mid-task: {len(over)} cancelled, ended {over[len(over) // 2]:.1f} ms "
+              f"(median) and {over[-1]:.1f} ms (most) after the timeout; channels in use after: {st[3]}")
+        if over[-1] > 100:
+            failures.append(f"a cancelled task ended {over[-1]:.0f} ms after its timeout (limit 100)")
+    if st[3] != "0":
+        failures.append(f"channels still in use after the cancels: {st[3]}")
+    # last: the service killed outright.  A crashed process attached to shared
+    # memory makes the postmaster reset the cluster: sessions end, the server
+    # restarts, the service starts the GPU again.  Measured, not avoided.
+    t0 = time.monotonic()
+    out, err = psql("SET pg_gpu.force = on; SET pg_gpu.table_cache_size = 0;\n"
+                    f"SET pg_gpu.debug_service_fault = 'crash';\n{QUERIES['GpuAgg']};")
+    lost = "terminat" in err or "connection" in err
+    up = None
+    while time.monotonic() - t0 < 120:
+        try:
+            if one("SELECT 1", db="postgres") == "1":
+                up = time.monotonic() - t0
+                break
+        except (RuntimeError, subprocess.SubprocessError):
+            pass
+        time.sleep(0.1)
+    back = wait_service(0, limit=120)
+    print(f"service killed (SIGKILL): the session {'lost its connection' if lost else 'kept going'}; "
+          f"the server accepted connections again after {'never' if up is None else f'{up:.1f} s'}, "
+          f"the GPU service ready {'never' if back is None else f'{(up or 0) + back:.1f} s'} after the kill")
+    if up is None or back is None:
+        failures.append("the server or the GPU service did not come back after the service was killed")
+    else:
+        out, err = psql(f"SET pg_gpu.force = on;\n{QUERIES['GpuAgg']};")
+        if out.strip() != expected["GpuAgg"] or "ERROR" in err:
+            failures.append(f"after the reset: {out!r} {err!r}")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,17 @@ int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
 bool		pg_gpu_service = true;
 int			pg_gpu_service_tasks = 16;
+int			pg_gpu_service_timeout = 60000;
+int			pg_gpu_debug_service_fault = PG_GPU_SVC_FAULT_NONE;
+
+static const struct config_enum_entry service_fault_options[] = {
+	{"none", PG_GPU_SVC_FAULT_NONE, false},
+	{"error", PG_GPU_SVC_FAULT_ERROR, false},
+	{"exit", PG_GPU_SVC_FAULT_EXIT, false},
+	{"hang", PG_GPU_SVC_FAULT_HANG, false},
+	{"crash", PG_GPU_SVC_FAULT_CRASH, false},
+	{NULL, 0, false}
+};
 
 void
 PgGpuDefineGucs(void)
@@ -205,5 +216,17 @@ PgGpuDefineGucs(void)
 							"then runs on PostgreSQL's plan.",
 							&pg_gpu_service_tasks, 16, 1, 1024,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.service_timeout",
+							"Time a GPU task's step may take in the GPU service before the service "
+							"takes the GPU for hung and restarts.",
+							"The queries in flight then run on PostgreSQL's plan.",
+							&pg_gpu_service_timeout, 60000, 100, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pg_gpu.debug_service_fault",
+							 "Makes the GPU service fail this session's next GPU tasks.",
+							 "For testing: error (a CUDA error), exit (an error the service restarts "
+							 "for), hang (a task that never finishes), crash (the service killed).",
+							 &pg_gpu_debug_service_fault, PG_GPU_SVC_FAULT_NONE,
+							 service_fault_options, PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pg_gpu");
 }

@@ -37,6 +37,18 @@ extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
 extern bool pg_gpu_service;
 extern int	pg_gpu_service_tasks;
+extern int	pg_gpu_service_timeout;	/* ms */
+extern int	pg_gpu_debug_service_fault;
+
+/* pg_gpu.debug_service_fault */
+typedef enum PgGpuServiceFault
+{
+	PG_GPU_SVC_FAULT_NONE = 0,
+	PG_GPU_SVC_FAULT_ERROR,
+	PG_GPU_SVC_FAULT_EXIT,
+	PG_GPU_SVC_FAULT_HANG,
+	PG_GPU_SVC_FAULT_CRASH
+} PgGpuServiceFault;
 
 void		PgGpuDefineGucs(void);
 

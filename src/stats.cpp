@@ -219,6 +219,10 @@ PgGpuFallbackFor(int engine_status)
 void
 PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 {
+	/* a session that asked the GPU service to fail: its GPU errors are those */
+	if (pg_gpu_debug_service_fault != PG_GPU_SVC_FAULT_NONE &&
+		(reason == PG_GPU_FB_GPU_ERROR || reason == PG_GPU_FB_NO_GPU))
+		reason = PG_GPU_FB_INJECTED;
 	PgGpuStatsFallback(node, reason);
 	/* the GPU ran out of memory: the table cache gives its memory back */
 	if (reason == PG_GPU_FB_OUT_OF_MEMORY)

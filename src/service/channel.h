@@ -65,6 +65,9 @@ typedef struct SvcChannel
 	int64		arg;
 	int64		arg2;
 	int32		emulate;
+	int32		fault;			/* SVC_BEGIN: PgGpuServiceFault to inject */
+	int32		timeout_ms;		/* SVC_BEGIN: pg_gpu.service_timeout */
+	pg_atomic_uint64 busy_since;	/* µs: the step the thread runs began (0: none) */
 	pg_gpu_status status;		/* of the request */
 	pg_gpu_error err;
 	pg_atomic_uint32 slot_state[PG_GPU_AGG_SLOTS];
@@ -91,6 +94,7 @@ typedef struct SvcShared
 {
 	pg_atomic_uint32 state;		/* SvcState */
 	pg_atomic_uint32 generation;	/* +1 at every start of the service */
+	pg_atomic_uint32 restarts;	/* the service gave up on the GPU (faults) */
 	int32		pid;
 	int32		gpu;			/* 1: up and the pool registered; -1: not */
 	uint64		pool_dev;		/* device address of BufferBlocks */

@@ -538,6 +538,8 @@ PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error
 	}
 	c->task = *task;
 	c->ch->task = *task;
+	c->ch->fault = pg_gpu_debug_service_fault;
+	c->ch->timeout_ms = pg_gpu_service_timeout;
 	/* quick (buffers allocated): not interruptible, so the channel cannot leak */
 	if (svc_request(c, SVC_BEGIN, false, err) != PG_GPU_OK)
 	{
@@ -646,8 +648,8 @@ static Datum
 pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[9];
-	bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+	Datum		values[10];
+	bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
 	uint32		state;
 	int			in_use = 0;
 	int64		tasks = 0;
@@ -678,6 +680,7 @@ pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 	values[6] = Int64GetDatum(tasks);
 	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_in_use));
 	values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_cached));
+	values[9] = Int32GetDatum((int32) pg_atomic_read_u32(&PgGpuSvc->restarts));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

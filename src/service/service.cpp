@@ -53,6 +53,17 @@ SvcShared  *PgGpuSvc = NULL;
 
 static std::atomic<bool> svc_stop{false};
 static std::atomic<int> svc_threads_live{0};
+/* a thread met an error the service restarts for (pg_gpu.debug_service_fault = exit) */
+static std::atomic<bool> svc_restart{false};
+
+static uint64
+svc_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * 1000000 + (uint64) ts.tv_nsec / 1000;
+}
 
 static Size
 svc_shmem_size(void)
@@ -84,6 +95,7 @@ PgGpuServiceShmemStartup(void)
 		pg_atomic_init_u32(&PgGpuSvc->generation, 0);
 		pg_atomic_init_u64(&PgGpuSvc->mem_in_use, 0);
 		pg_atomic_init_u64(&PgGpuSvc->mem_cached, 0);
+		pg_atomic_init_u32(&PgGpuSvc->restarts, 0);
 		PgGpuSvc->nchannels = Max(pg_gpu_service_tasks, 1);
 		for (int i = 0; i < PgGpuSvc->nchannels; i++)
 		{
@@ -94,6 +106,7 @@ PgGpuServiceShmemStartup(void)
 			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 				pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 			pg_atomic_init_u32(&ch->chunk_failed, 0);
+			pg_atomic_init_u64(&ch->busy_since, 0);
 			ch->tasks = 0;
 			if (sem_init(&ch->req, 1, 0) != 0 || sem_init(&ch->rsp, 1, 0) != 0)
 				elog(FATAL, "pg_gpu: could not create the GPU service's semaphores: %m");
@@ -154,9 +167,44 @@ svc_record_size(const pg_gpu_agg_task *t, const uint64 *keys, uint32 nullmask)
 	return n;
 }
 
+/*
+ * pg_gpu.debug_service_fault, at a task's first chunk: a CUDA error (the task
+ * fails), an error the service restarts for, a step that never ends (the
+ * watchdog's), the process killed.  False when the chunk must fail.
+ */
+static bool
+svc_inject(SvcChannel *ch, int *fault, pg_gpu_error *err)
+{
+	int			f = *fault;
+
+	*fault = PG_GPU_SVC_FAULT_NONE;
+	switch (f)
+	{
+		case PG_GPU_SVC_FAULT_ERROR:
+			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected CUDA error in the GPU service");
+			return false;
+		case PG_GPU_SVC_FAULT_EXIT:
+			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected sticky CUDA error: the GPU service restarts");
+			svc_restart = true;
+			return false;
+		case PG_GPU_SVC_FAULT_HANG:
+			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
+			while (!svc_stop.load())
+				usleep(1000);
+			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected hang");
+			return false;
+		case PG_GPU_SVC_FAULT_CRASH:
+			kill(getpid(), SIGKILL);
+			break;
+		default:
+			break;
+	}
+	return true;
+}
+
 /* Start a chunk the backend handed over; false when it could not start. */
 static void
-svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s)
+svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
 {
 	pg_gpu_agg_slot buf;
 	pg_gpu_error err;
@@ -165,6 +213,8 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s)
 
 	pg_read_barrier();
 	err.status = PG_GPU_OK;
+	if (*fault != PG_GPU_SVC_FAULT_NONE && !svc_inject(ch, fault, &err))
+		goto fail;
 	if (pg_gpu_agg_slot_get(agg, s, &buf, &err) != PG_GPU_OK)
 		goto fail;
 	if (n > buf.capacity || nv > n || n > SVC_CHUNK_PAGES)
@@ -189,6 +239,7 @@ fail:
 typedef struct SvcWork
 {
 	pg_gpu_agg *agg;
+	int			fault;			/* PgGpuServiceFault the task asked for */
 	int			nks;
 	pg_gpu_keyset *ks[SVC_MAX_KEYSETS];
 	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
@@ -370,6 +421,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 			return;
 		}
 	}
+	w->fault = ch->fault;
 	if ((*agg = pg_gpu_agg_begin(&ch->task, &ch->err)) == NULL)
 	{
 		ch->status = ch->err.status;
@@ -473,6 +525,7 @@ svc_serve(int i)
 	SvcWork    *w = new SvcWork();
 
 	w->agg = NULL;
+	w->fault = PG_GPU_SVC_FAULT_NONE;
 	w->nks = 0;
 	/* sleeps of a few microseconds while chunks run, not the default 50 */
 	(void) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -502,15 +555,29 @@ svc_serve(int i)
 		{
 			pg_gpu_agg *agg = w->agg;
 
+			bool		still = false;
+
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
-					svc_start_chunk(ch, agg, s);
+				{
+					if (pg_atomic_read_u64(&ch->busy_since) == 0)
+						pg_atomic_write_u64(&ch->busy_since, svc_now_us());
+					svc_start_chunk(ch, agg, s, &w->fault);
+				}
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
-				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING &&
-					pg_gpu_agg_slot_idle(agg, s))
-					pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING)
+				{
+					if (pg_gpu_agg_slot_idle(agg, s))
+						pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+					else
+						still = true;
+				}
+			/* the watchdog's clock: a chunk on the GPU since then */
+			if (!still)
+				pg_atomic_write_u64(&ch->busy_since, 0);
 			if (op == SVC_NONE)
 				continue;
+			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
 			if (op == SVC_BEGIN)
 				svc_op_begin(ch, w);
 			else if (op == SVC_KS_APPEND)
@@ -533,6 +600,7 @@ svc_serve(int i)
 			else if (op == SVC_GROUPS)
 				svc_op_groups(ch, agg);
 		}
+		pg_atomic_write_u64(&ch->busy_since, 0);
 		pg_write_barrier();
 		ch->op = SVC_NONE;
 		sem_post(&ch->rsp);
@@ -640,10 +708,41 @@ svc_start_gpu(void)
 						 (unsigned long long) ((aend - astart) >> 20))));
 }
 
+/*
+ * The last step of the service's exit: leave without exit()'s handlers.  The
+ * CUDA runtime's teardown must not run under a thread that is still in a CUDA
+ * call (a hung kernel's), and a crash there would make the postmaster reset
+ * the whole cluster.  Registered first, so it runs after every other on_proc_exit.
+ */
+static void
+svc_hard_exit(int code, Datum arg)
+{
+	_exit(code);
+}
+
+/* A step running past its timeout: the channel whose step it is, or -1. */
+static int
+svc_overdue(uint64 now)
+{
+	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+	{
+		SvcChannel *ch = &PgGpuSvc->ch[i];
+		uint64		since = pg_atomic_read_u64(&ch->busy_since);
+		uint64		limit = (uint64) (ch->timeout_ms > 0 ? ch->timeout_ms : 60000) * 1000;
+
+		if (since != 0 && now > since && now - since > limit)
+			return i;
+	}
+	return -1;
+}
+
 extern "C" void
 pg_gpu_service_main(Datum arg)
 {
 	int			started = 0;
+	int			overdue = -1;
+
+	on_proc_exit(svc_hard_exit, (Datum) 0);
 
 	pqsignal(SIGTERM, svc_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -664,6 +763,7 @@ pg_gpu_service_main(Datum arg)
 		while (sem_trywait(&ch->req) == 0)
 			;
 		ch->op = SVC_NONE;
+		pg_atomic_write_u64(&ch->busy_since, 0);	/* a step of the process before */
 		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 			pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 	}
@@ -702,9 +802,10 @@ pg_gpu_service_main(Datum arg)
 	svc_start_gpu();
 	pg_atomic_write_u32(&PgGpuSvc->state, SVC_READY);
 
-	while (!svc_got_sigterm)
+	/* the watchdog: every 50 ms, a step past its time or a thread's restart */
+	while (!svc_got_sigterm && !svc_restart.load() && (overdue = svc_overdue(svc_now_us())) < 0)
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000,
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
@@ -714,9 +815,26 @@ pg_gpu_service_main(Datum arg)
 		}
 	}
 
-	/* stop: no new tasks; the threads end theirs (waiting for the GPU) */
+	/*
+	 * Stop: no new tasks, the backends' tasks in flight fail (they see the
+	 * state) and run PostgreSQL's plan.  A clean stop lets the threads end
+	 * their steps; after a fault the process goes at once (a hung kernel never
+	 * ends) and the postmaster starts a new one a second later, with a new
+	 * context: exit code 1 restarts a worker without resetting the cluster.
+	 */
 	pg_atomic_write_u32(&PgGpuSvc->state, SVC_DOWN);
 	svc_stop = true;
+	if (!svc_got_sigterm)
+	{
+		pg_atomic_fetch_add_u32(&PgGpuSvc->restarts, 1);
+		if (overdue >= 0)
+			ereport(LOG,
+					(errmsg("pg_gpu service: a GPU task's step ran past pg_gpu.service_timeout (%d ms): restarting",
+							PgGpuSvc->ch[overdue].timeout_ms)));
+		else
+			ereport(LOG, (errmsg("pg_gpu service: a CUDA error it cannot recover from: restarting")));
+		proc_exit(1);
+	}
 	for (int i = 0; i < PgGpuSvc->nchannels; i++)
 		sem_post(&PgGpuSvc->ch[i].req);
 	for (int w = 0; w < 5000 && svc_threads_live.load() > 0; w++)
