@@ -45,7 +45,7 @@ if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
   tail -25 "$OUT/ssb.log"
 fi
-# BASE_CONF: postgresql.conf lines for a baseline of the connection and bench runs
+# BASE_CONF: postgresql.conf lines for a baseline of the connection, bench and SSB runs
 # below, run first in the same call ("pg_gpu.service = off"); results under $OUT/base
 if [ -n "${BASE_CONF:-}" ]; then
   cp "$PGDATA/postgresql.conf" /tmp/postgresql.conf.saved
@@ -59,6 +59,10 @@ if [ -n "${BASE_CONF:-}" ]; then
   if [ $# -gt 0 ]; then
     python3 bench/bench.py --out "$OUT/base" "$@" > "$OUT/base/bench.log" 2>&1; echo "baseline bench ($BASE_CONF) rc=$?"
     tail -40 "$OUT/base/bench.log"
+  fi
+  if [ -n "${SSB:-}" ]; then
+    python3 bench/ssb/ssb.py --out "$OUT/base" $SSB > "$OUT/base/ssb.log" 2>&1; echo "baseline ssb ($BASE_CONF) rc=$?"
+    tail -22 "$OUT/base/ssb.log"
   fi
   cp /tmp/postgresql.conf.saved "$PGDATA/postgresql.conf"
   pgrun pg_ctl -D "$PGDATA" -l /tmp/pg.log -w restart > /dev/null || { tail -20 /tmp/pg.log; exit 1; }
