@@ -74,6 +74,12 @@ void		pg_gpu_engine_set_memory_limit(uint64_t bytes);
  */
 uint64_t	pg_gpu_engine_memory(uint64_t *cached);
 
+/*
+ * 0 when this process's CUDA context is broken for good (a sticky error: every
+ * later call fails; only a new process gets a working one); 1 otherwise.
+ */
+int			pg_gpu_engine_healthy(void);
+
 typedef struct pg_gpu_device_info
 {
 	int			ordinal;

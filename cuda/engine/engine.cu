@@ -79,7 +79,56 @@ struct Pool
 {
 	std::multimap<size_t, void *> free_blocks;		/* size -> block */
 	std::unordered_map<void *, size_t> sizes;
+	/*
+	 * A freed block's event, recorded on the legacy stream when it was freed:
+	 * work queued there may still use it.  One thread's next task orders after
+	 * that work by the legacy stream; another thread's (the GPU service runs a
+	 * task per thread, on non-blocking streams) does not, so a block is reused
+	 * only once its event has completed.
+	 */
+	std::unordered_map<void *, cudaEvent_t> pending;
 };
+
+static void
+note_pending(Pool &pool, void *ptr)
+{
+	cudaEvent_t ev;
+
+	if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		(void) cudaStreamSynchronize(legacy_stream);
+		(void) cudaGetLastError();
+		return;
+	}
+	if (cudaEventRecord(ev, legacy_stream) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		cudaEventDestroy(ev);
+		(void) cudaStreamSynchronize(legacy_stream);
+		(void) cudaGetLastError();
+		return;
+	}
+	pool.pending[ptr] = ev;
+}
+
+/* Whether the block's last use on the legacy stream is over (its event dropped). */
+static bool
+block_ready(Pool &pool, void *ptr)
+{
+	auto		it = pool.pending.find(ptr);
+
+	if (it == pool.pending.end())
+		return true;
+	cudaError_t rc = cudaEventQuery(it->second);
+
+	if (rc == cudaErrorNotReady)
+		return false;
+	(void) cudaGetLastError();
+	cudaEventDestroy(it->second);
+	pool.pending.erase(it);
+	return true;
+}
 
 static Pool g_device_pool;
 static Pool g_pinned_pool;
@@ -100,13 +149,16 @@ size_class(size_t bytes)
 static bool
 take_cached(Pool &pool, size_t cls, void **ptr)
 {
-	auto		it = pool.free_blocks.find(cls);
+	auto		range = pool.free_blocks.equal_range(cls);
 
-	if (it == pool.free_blocks.end())
-		return false;
-	*ptr = it->second;
-	pool.free_blocks.erase(it);
-	return true;
+	for (auto it = range.first; it != range.second; ++it)
+		if (block_ready(pool, it->second))
+		{
+			*ptr = it->second;
+			pool.free_blocks.erase(it);
+			return true;
+		}
+	return false;
 }
 
 /* Drop every cached (unused) device block, e.g. before a large allocation. */
@@ -117,9 +169,16 @@ trim_device_pool()
 
 	for (auto &kv : g_device_pool.free_blocks)
 	{
+		auto		ev = g_device_pool.pending.find(kv.second);
+
+		if (ev != g_device_pool.pending.end())
+		{
+			cudaEventDestroy(ev->second);
+			g_device_pool.pending.erase(ev);
+		}
 		g_device_in_use -= kv.first;
 		g_device_pool.sizes.erase(kv.second);
-		cudaFree(kv.second);
+		cudaFree(kv.second);	/* waits for the device's work */
 	}
 	g_device_pool.free_blocks.clear();
 }
@@ -197,6 +256,7 @@ device_free(void *ptr)
 	if (it == g_device_pool.sizes.end())
 		return;
 	g_device_pool.free_blocks.emplace(it->second, ptr);
+	note_pending(g_device_pool, ptr);
 	if (g_memory_limit && g_device_in_use > g_memory_limit)
 		trim_device_pool();
 }
@@ -225,7 +285,10 @@ pinned_free(void *ptr)
 	auto		it = g_pinned_pool.sizes.find(ptr);
 
 	if (it != g_pinned_pool.sizes.end())
+	{
 		g_pinned_pool.free_blocks.emplace(it->second, ptr);
+		note_pending(g_pinned_pool, ptr);
+	}
 }
 
 }							/* namespace cuda */
@@ -368,6 +431,23 @@ pg_gpu_engine_set_memory_limit(uint64_t bytes)
 	/* cached blocks count against the cap too: drop them if it was lowered */
 	if (g_memory_limit && g_device_in_use > g_memory_limit)
 		trim_device_pool();
+}
+
+/*
+ * Whether this process's CUDA context still works: after a sticky error (an
+ * illegal address, a failed launch) every call returns it, and only a new
+ * process has a context again.  A stream query answers without waiting.
+ */
+extern "C" int
+pg_gpu_engine_healthy(void)
+{
+	if (g_init_state.load(std::memory_order_acquire) != kInitDone || g_init_status != PG_GPU_OK)
+		return 1;
+	cudaError_t rc = cudaStreamQuery(legacy_stream);
+
+	if (rc == cudaSuccess || rc == cudaErrorNotReady)
+		return 1;
+	return 0;
 }
 
 extern "C" uint64_t

@@ -31,6 +31,7 @@ extern "C" int pg_gpu_engine_initialized(void) { return 0; }
 extern "C" int pg_gpu_engine_init_async(void) { return -1; }
 extern "C" void pg_gpu_engine_set_memory_limit(uint64_t) {}
 extern "C" uint64_t pg_gpu_engine_memory(uint64_t *cached) { *cached = 0; return 0; }
+extern "C" int pg_gpu_engine_healthy(void) { return 1; }
 
 extern "C" int
 pg_gpu_engine_devices(pg_gpu_device_info *, int, pg_gpu_error *err)

@@ -2,9 +2,11 @@
  * channel.h — the GPU service's shared memory: its state and the task channels
  * (service.cpp serves them, client.cpp drives them).  Include after postgres.h.
  *
- * One request at a time per channel: the backend writes op and its arguments,
- * posts req and waits on rsp; the service's thread for the channel runs it and
- * posts rsp.  Chunks do not wait for an answer: the backend fills a slot's
+ * One request at a time per channel: the backend writes op, its arguments, its
+ * number and the service generation it is for, posts req and waits on rsp; the
+ * service's thread for the channel runs it (refusing another generation's),
+ * sets ack to its number and posts rsp.  The backend takes only an answer whose
+ * ack is its request's: a post left by a stopped service is skipped.  Chunks do not wait for an answer: the backend fills a slot's
  * references and bitmaps, sets the slot's state to HANDED and posts req; the
  * thread starts it on the GPU (RUNNING) and sets it IDLE once the GPU is done
  * with the pages, which is when the backend may unpin them.  sem_post and
@@ -62,6 +64,11 @@ typedef struct SvcChannel
 	sem_t		req;			/* to the service */
 	sem_t		rsp;			/* to the backend */
 	volatile int32 op;		/* SvcOp */
+	uint32		req_gen;		/* the service generation the request is for */
+	uint32		seq;			/* the request's number (the backend counts) */
+	volatile uint32 ack;		/* the number of the request last answered: an
+								 * answer posted for another (a request of a
+								 * service that has stopped) is not this one's */
 	int64		arg;
 	int64		arg2;
 	int32		emulate;

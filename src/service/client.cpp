@@ -18,6 +18,7 @@ extern "C" {
 
 #include <errno.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <time.h>
 
 #include "fmgr.h"
@@ -25,6 +26,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "utils/builtins.h"
 
 #include "pg_gpu.h"
@@ -46,6 +48,7 @@ typedef struct SvcClient
 {
 	SvcChannel *ch;
 	uint32		gen;
+	uint32		seq;			/* requests sent on the channel */
 	bool		pending;		/* a request's answer not taken yet */
 	bool		dead;			/* the service stopped under the task */
 	pg_gpu_agg_task task;
@@ -93,12 +96,17 @@ svc_wait_answer(SvcClient *c, bool interruptible)
 		}
 		if (sem_timedwait(&c->ch->rsp, &ts) == 0)
 		{
+			pg_read_barrier();
+			if (c->ch->ack != c->seq)
+				continue;		/* a stopped service's answer to another request */
 			c->pending = false;
 			return true;
 		}
 		if (errno != EINTR && errno != ETIMEDOUT)
 			elog(PANIC, "pg_gpu: sem_timedwait failed: %m");
-		if (svc_gone(c))
+		/* gone: restarted, stopping, or its process (or the postmaster) died */
+		if (svc_gone(c) || !PostmasterIsAlive() ||
+			(PgGpuSvc->pid > 0 && kill(PgGpuSvc->pid, 0) != 0 && errno == ESRCH))
 		{
 			c->pending = false;
 			c->dead = true;
@@ -120,6 +128,8 @@ svc_request(SvcClient *c, SvcOp op, bool interruptible, pg_gpu_error *err)
 		c->dead = true;
 		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
 	}
+	ch->req_gen = c->gen;
+	ch->seq = ++c->seq;
 	pg_write_barrier();
 	ch->op = op;
 	c->pending = true;
@@ -196,6 +206,7 @@ svc_finish(void *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 			CHECK_FOR_INTERRUPTS();
 			pg_usleep(20);
 		}
+	pg_read_barrier();			/* the slots were seen idle: now their outcome */
 	if (pg_atomic_read_u32(&c->ch->chunk_failed))
 	{
 		pg_read_barrier();
@@ -493,6 +504,7 @@ svc_open_client(bool held, pg_gpu_error *err)
 	c->ch = ch;
 	c->held = held;
 	c->gen = pg_atomic_read_u32(&PgGpuSvc->generation);
+	c->seq = ch->seq;			/* numbers go on from the channel's last owner's */
 	c->next = svc_open;
 	svc_open = c;
 	ch->generation = c->gen;

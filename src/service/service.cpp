@@ -53,8 +53,10 @@ SvcShared  *PgGpuSvc = NULL;
 
 static std::atomic<bool> svc_stop{false};
 static std::atomic<int> svc_threads_live{0};
-/* a thread met an error the service restarts for (pg_gpu.debug_service_fault = exit) */
+/* a thread met an error the service restarts for (a broken CUDA context) */
 static std::atomic<bool> svc_restart{false};
+/* this process's generation: requests for another are refused */
+static uint32 svc_generation = 0;
 
 static uint64
 svc_now_us(void)
@@ -107,6 +109,8 @@ PgGpuServiceShmemStartup(void)
 				pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 			pg_atomic_init_u32(&ch->chunk_failed, 0);
 			pg_atomic_init_u64(&ch->busy_since, 0);
+			ch->seq = 0;
+			ch->ack = 0;
 			ch->tasks = 0;
 			if (sem_init(&ch->req, 1, 0) != 0 || sem_init(&ch->rsp, 1, 0) != 0)
 				elog(FATAL, "pg_gpu: could not create the GPU service's semaphores: %m");
@@ -208,10 +212,12 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
 {
 	pg_gpu_agg_slot buf;
 	pg_gpu_error err;
-	int			n = ch->npages[s];
-	int			nv = ch->nvis[s];
+	int			n;
+	int			nv;
 
-	pg_read_barrier();
+	pg_read_barrier();			/* the slot's state was read: now its contents */
+	n = ch->npages[s];
+	nv = ch->nvis[s];
 	err.status = PG_GPU_OK;
 	if (*fault != PG_GPU_SVC_FAULT_NONE && !svc_inject(ch, fault, &err))
 		goto fail;
@@ -230,6 +236,8 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
 	return;
 fail:
 	ch->chunk_err = err;
+	if (err.status == PG_GPU_CUDA_ERROR && !ch->task.emulate && !pg_gpu_engine_healthy())
+		svc_restart = true;
 	pg_write_barrier();
 	pg_atomic_write_u32(&ch->chunk_failed, 1);
 	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
@@ -240,6 +248,7 @@ typedef struct SvcWork
 {
 	pg_gpu_agg *agg;
 	int			fault;			/* PgGpuServiceFault the task asked for */
+	uint64		since[PG_GPU_AGG_SLOTS];	/* µs: when each running chunk started */
 	int			nks;
 	pg_gpu_keyset *ks[SVC_MAX_KEYSETS];
 	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
@@ -542,7 +551,13 @@ svc_serve(int i)
 
 		op = (uint32) ch->op;
 		pg_read_barrier();
-		if (op == SVC_END_TASK || op == SVC_END)
+		if (op != SVC_NONE && ch->req_gen != svc_generation)
+		{
+			/* a request of a backend that has not seen the restart: not run */
+			svc_set_error(&ch->err, PG_GPU_CUDA_ERROR, "the GPU service restarted");
+			ch->status = PG_GPU_CUDA_ERROR;
+		}
+		else if (op == SVC_END_TASK || op == SVC_END)
 		{
 			/* chunks handed over but not started never start */
 			svc_end_task(ch, w);
@@ -557,11 +572,13 @@ svc_serve(int i)
 
 			bool		still = false;
 
+			uint64		oldest = 0;
+
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
 				{
-					if (pg_atomic_read_u64(&ch->busy_since) == 0)
-						pg_atomic_write_u64(&ch->busy_since, svc_now_us());
+					w->since[s] = svc_now_us();
+					pg_atomic_write_u64(&ch->busy_since, w->since[s]);	/* hang injection */
 					svc_start_chunk(ch, agg, s, &w->fault);
 				}
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
@@ -570,11 +587,14 @@ svc_serve(int i)
 					if (pg_gpu_agg_slot_idle(agg, s))
 						pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 					else
+					{
 						still = true;
+						if (oldest == 0 || w->since[s] < oldest)
+							oldest = w->since[s];
+					}
 				}
-			/* the watchdog's clock: a chunk on the GPU since then */
-			if (!still)
-				pg_atomic_write_u64(&ch->busy_since, 0);
+			/* the watchdog's clock: the oldest chunk still on the GPU */
+			pg_atomic_write_u64(&ch->busy_since, still ? oldest : 0);
 			if (op == SVC_NONE)
 				continue;
 			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
@@ -600,7 +620,11 @@ svc_serve(int i)
 			else if (op == SVC_GROUPS)
 				svc_op_groups(ch, agg);
 		}
+		/* a CUDA error that broke the context: every later task would fail */
+		if (ch->status == PG_GPU_CUDA_ERROR && !ch->task.emulate && !pg_gpu_engine_healthy())
+			svc_restart = true;
 		pg_atomic_write_u64(&ch->busy_since, 0);
+		ch->ack = ch->seq;
 		pg_write_barrier();
 		ch->op = SVC_NONE;
 		sem_post(&ch->rsp);
@@ -717,6 +741,9 @@ svc_start_gpu(void)
 static void
 svc_hard_exit(int code, Datum arg)
 {
+	/* backends waiting for an answer stop waiting (postmaster death too) */
+	if (PgGpuSvc != NULL)
+		pg_atomic_write_u32(&PgGpuSvc->state, SVC_DOWN);
 	_exit(code);
 }
 
@@ -762,12 +789,14 @@ pg_gpu_service_main(Datum arg)
 
 		while (sem_trywait(&ch->req) == 0)
 			;
+		while (sem_trywait(&ch->rsp) == 0)
+			;
 		ch->op = SVC_NONE;
 		pg_atomic_write_u64(&ch->busy_since, 0);	/* a step of the process before */
 		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 			pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 	}
-	pg_atomic_fetch_add_u32(&PgGpuSvc->generation, 1);
+	svc_generation = pg_atomic_add_fetch_u32(&PgGpuSvc->generation, 1);
 
 	/* the threads, with every signal blocked (they inherit the mask) */
 	{
