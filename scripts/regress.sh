@@ -21,14 +21,14 @@ chmod -R a+rX "$work"
 [ "$(id -u)" = 0 ] && chown -R postgres "$work"
 rm -rf tmp/regress && mkdir -p tmp/regress
 
-run_suite() {   # $1: label, $2: extra server options for every session
-  local label=$1 opts=$2 rc
+run_suite() {   # $1: label, $2: extra server options for every session, $3: tests
+  local label=$1 opts=$2 tests=${3:-$REGRESS} rc
   echo "== pg_regress: $label"
   rm -rf "$work/out" "$work/instance"
   set +e
   (cd "$work" && as_pg env PGOPTIONS="$opts" "$PG_REGRESS" --bindir="$PGBIN" --inputdir=. \
       --outputdir=out --temp-instance=instance --temp-config=test/regress.conf \
-      --load-extension=pg_gpu $REGRESS)
+      --load-extension=pg_gpu $tests)
   rc=$?
   set -e
   rm -rf tmp/regress && cp -r "$work/out" tmp/regress
@@ -46,3 +46,10 @@ run_suite "GPU plans, CPU fallback" ""
 #    (pinning, visibility, page decoding, partial states) runs end to end; any
 #    unplanned fallback prints a warning and fails the comparison
 run_suite "GPU plans, engine emulated on the CPU" "-c pg_gpu.emulate_gpu=on -c pg_gpu.expect_gpu=on"
+# 3. again emulated, without the per-session table cache: every GpuAgg task (the
+#    cache keeps a table's later scans in the backend's own engine) goes through
+#    the GPU service's channels, so its protocol runs under the whole suite
+#    (table_cache tests the cache itself)
+run_suite "GPU plans, emulated, every aggregation through the GPU service" \
+  "-c pg_gpu.emulate_gpu=on -c pg_gpu.expect_gpu=on -c pg_gpu.table_cache_size=0" \
+  "$(echo $REGRESS | tr ' ' '\n' | grep -vx table_cache | tr '\n' ' ')"

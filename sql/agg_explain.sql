@@ -5,7 +5,8 @@ SET max_parallel_workers_per_gather = 0;
 SELECT node FROM pg_gpu_stats ORDER BY node;
 SELECT count(*) >= 0 AS ok FROM pg_gpu_fallbacks;
 SELECT name, CASE WHEN name LIKE '%_cost' THEN '(calibrated)' ELSE setting END AS setting
-  FROM pg_settings WHERE name LIKE 'pg_gpu.%' AND name NOT IN ('pg_gpu.expect_gpu', 'pg_gpu.emulate_gpu') ORDER BY name;
+  FROM pg_settings WHERE name LIKE 'pg_gpu.%' AND name NOT IN ('pg_gpu.expect_gpu', 'pg_gpu.emulate_gpu', 'pg_gpu.table_cache_size')
+  ORDER BY name;
 CREATE TABLE ex_t (a int4, b float8);
 INSERT INTO ex_t SELECT i, i FROM generate_series(1, 1000) i;
 ANALYZE ex_t;
