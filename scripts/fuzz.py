@@ -936,8 +936,12 @@ class Gen:
                             (["int8", "int8", "int4"] if want == "int" else ["float8", "float8", "float4"]))
             kind = "int" if cast.startswith("int") else "float"
             M = min(e.M, {"int2": 32768, "int4": 2.0 ** 31, "int8": 2.0 ** 63}.get(cast, e.M))
+            # float8 sums of integers are exact only while they stay below 2^53: not
+            # for int8 values (seed 2611, query 810: avg(i8::float8) over values near
+            # 1e18 differs between any two summation orders)
             return E("(%s)::%s" % (e.sql, cast), kind, M, min(e.Mo, M), e.huge, e.mono, e.one,
-                     e.exact and kind == "float" and cast != "float4", 4 if cast == "float4" else 8)
+                     e.exact and kind == "float" and cast != "float4" and
+                     e.M * max(self.N, 1) < 2.0 ** 53, 4 if cast == "float4" else 8)
         a1 = self.num(r, a, depth + 1, want)
         if r.random() < 0.5:
             kind = a1.kind if want is None else want
