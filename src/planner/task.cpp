@@ -7,6 +7,8 @@
 extern "C" {
 #include "postgres.h"
 
+#include <float.h>
+
 #include "access/table.h"
 #include "catalog/pg_am.h"
 #include "nodes/nodeFuncs.h"
@@ -161,15 +163,8 @@ PgGpuFilterText(List *quals, Oid relid, Index varno)
 static RangeTblEntry *
 task_table(PlannerInfo *root, RelOptInfo *rel)
 {
-	RangeTblEntry *rte;
-
-	if (rel == NULL || rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
-		return NULL;
-	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
-		return NULL;
-	return rte;
+	/* the task is costed by its caller: no scan cost rules it out here */
+	return rel == NULL ? NULL : PgGpuPlainTable(root, rel, DBL_MAX);
 }
 
 /*

@@ -372,22 +372,11 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 		 * the H200 host that made a new session's second query take 332 ms
 		 * instead of 20 (emulated, nothing starts: the cache is tested).
 		 */
-		if (ps->emulate || pg_gpu_engine_initialized())
+		/* a task on a held channel (its sets are the service's) runs there */
+		if (svc == NULL && (ps->emulate || pg_gpu_engine_initialized()))
 			PgGpuTableCacheStart(rel, ps->nblocks, ps->emulate, task, &ps->tc);
 		if (ps->tc.use == PG_GPU_TC_NONE)
 		{
-			ps->registered = true;
-			task->gather = 0;
-			return true;
-		}
-		if (svc != NULL)
-		{
-			/* its sets are the service's: it runs there, without the cache */
-			PgGpuTableCacheDone(&ps->tc, rel, false);
-			memset(&ps->tc, 0, sizeof(ps->tc));
-			task->cache_fill = 0;
-			task->cache_pages = 0;
-			task->pages_resident = 0;
 			ps->registered = true;
 			task->gather = 0;
 			return true;

@@ -127,6 +127,15 @@ svc_group_fixed(const pg_gpu_agg_task *t)
 		sizeof(pg_gpu_col_state) * t->ninputs;
 }
 
+/* Fill err; the status, for `return svc_error(...)` and `ch->status = svc_error(...)`. */
+static inline pg_gpu_status
+svc_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
+{
+	err->status = st;
+	strlcpy(err->message, msg, sizeof(err->message));
+	return st;
+}
+
 static inline bool
 svc_text_type(int type)
 {

@@ -71,14 +71,6 @@ svc_gone(const SvcClient *c)
 		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN;
 }
 
-static pg_gpu_status
-svc_fail(pg_gpu_error *err, pg_gpu_status st, const char *msg)
-{
-	err->status = st;
-	strlcpy(err->message, msg, sizeof(err->message));
-	return st;
-}
-
 /* Wait for the answer; false when the service stopped first. */
 static bool
 svc_wait_answer(SvcClient *c, bool interruptible)
@@ -126,7 +118,7 @@ svc_request(SvcClient *c, SvcOp op, bool interruptible, pg_gpu_error *err)
 	if (c->dead || svc_gone(c))
 	{
 		c->dead = true;
-		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+		return svc_error(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
 	}
 	ch->req_gen = c->gen;
 	ch->seq = ++c->seq;
@@ -135,7 +127,7 @@ svc_request(SvcClient *c, SvcOp op, bool interruptible, pg_gpu_error *err)
 	c->pending = true;
 	sem_post(&ch->req);
 	if (!svc_wait_answer(c, interruptible))
-		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+		return svc_error(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
 	pg_read_barrier();
 	if (ch->status != PG_GPU_OK)
 		*err = ch->err;
@@ -176,7 +168,7 @@ svc_submit(void *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	if (c->dead || svc_gone(c))
 	{
 		c->dead = true;
-		return svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+		return svc_error(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
 	}
 	if (pg_atomic_read_u32(&ch->chunk_failed))
 	{
@@ -185,7 +177,7 @@ svc_submit(void *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		return err->status;
 	}
 	if (npages > ch->capacity)
-		return svc_fail(err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
+		return svc_error(err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
 	ch->npages[slot] = npages;
 	ch->nvis[slot] = nvis;
 	pg_write_barrier();
@@ -486,14 +478,14 @@ svc_open_client(bool held, pg_gpu_error *err)
 
 	if ((ch = svc_claim()) == NULL)
 	{
-		svc_fail(err, PG_GPU_OUT_OF_MEMORY,
+		svc_error(err, PG_GPU_OUT_OF_MEMORY,
 				 "every task channel of the GPU service is in use (pg_gpu.service_tasks)");
 		return NULL;
 	}
 	if ((c = (SvcClient *) calloc(1, sizeof(SvcClient))) == NULL)
 	{
 		pg_atomic_write_u32(&ch->owner, 0);
-		svc_fail(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		svc_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 		return NULL;
 	}
 	if (!svc_exit_hook)
@@ -517,7 +509,7 @@ PgGpuServiceOpen(pg_gpu_error *err)
 	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
 		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
 	{
-		svc_fail(err, PG_GPU_NO_DEVICE, "the GPU service is not running");
+		svc_error(err, PG_GPU_NO_DEVICE, "the GPU service is not running");
 		return NULL;
 	}
 	return (PgGpuSvcChannel *) svc_open_client(true, err);
@@ -538,14 +530,14 @@ PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error
 
 	if (!PgGpuServiceTakes(task, on != NULL))
 	{
-		svc_fail(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
+		svc_error(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
 		return NULL;
 	}
 	if (c == NULL && (c = svc_open_client(false, err)) == NULL)
 		return NULL;
 	if (c->ch == NULL || c->dead)
 	{
-		svc_fail(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
+		svc_error(err, PG_GPU_CUDA_ERROR, "the GPU service stopped");
 		return NULL;
 	}
 	c->task = *task;
@@ -562,7 +554,7 @@ PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error
 	if ((agg = pg_gpu_agg_client(&svc_ops, c)) == NULL)
 	{
 		svc_end(c);
-		svc_fail(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
+		svc_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 		return NULL;
 	}
 	return agg;

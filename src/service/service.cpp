@@ -152,12 +152,10 @@ svc_abs_time(struct timespec *ts, long usec)
 	}
 }
 
-static void
-svc_set_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
-{
-	err->status = st;
-	strlcpy(err->message, msg, sizeof(err->message));
-}
+/* A record's fixed part (no text key) always fits the window. */
+StaticAssertDecl(sizeof(uint64) * (PG_GPU_MAX_KEYS + 2) +
+				 sizeof(pg_gpu_col_state) * PG_GPU_MAX_AGG_COLS <= SVC_WINDOW,
+				 "the GPU service's window holds a group without text keys");
 
 /* Bytes of group g's record in the window. */
 static size_t
@@ -185,17 +183,17 @@ svc_inject(SvcChannel *ch, int *fault, pg_gpu_error *err)
 	switch (f)
 	{
 		case PG_GPU_SVC_FAULT_ERROR:
-			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected CUDA error in the GPU service");
+			svc_error(err, PG_GPU_CUDA_ERROR, "injected CUDA error in the GPU service");
 			return false;
 		case PG_GPU_SVC_FAULT_EXIT:
-			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected sticky CUDA error: the GPU service restarts");
+			svc_error(err, PG_GPU_CUDA_ERROR, "injected sticky CUDA error: the GPU service restarts");
 			svc_restart = true;
 			return false;
 		case PG_GPU_SVC_FAULT_HANG:
 			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
 			while (!svc_stop.load())
 				usleep(1000);
-			svc_set_error(err, PG_GPU_CUDA_ERROR, "injected hang");
+			svc_error(err, PG_GPU_CUDA_ERROR, "injected hang");
 			return false;
 		case PG_GPU_SVC_FAULT_CRASH:
 			kill(getpid(), SIGKILL);
@@ -225,7 +223,7 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
 		goto fail;
 	if (n > buf.capacity || nv > n || n > SVC_CHUNK_PAGES)
 	{
-		svc_set_error(&err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
+		svc_error(&err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
 		goto fail;
 	}
 	memcpy(buf.refs, ch->refs[s], sizeof(pg_gpu_page_ref) * n);
@@ -311,16 +309,14 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 
 	if (w->nks >= SVC_MAX_KEYSETS)
 	{
-		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "too many key sets on one channel");
-		ch->status = PG_GPU_INVALID_TASK;
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "too many key sets on one channel");
 		return;
 	}
 	if (op == SVC_KS_COLLECTED)
 	{
 		if (w->agg == NULL || !ch->task.collect)
 		{
-			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "no collect task on the channel");
-			ch->status = PG_GPU_INVALID_TASK;
+			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no collect task on the channel");
 			return;
 		}
 		ks = pg_gpu_agg_keyset(w->agg, (int) ch->arg, &keys, &has_null, &ch->err);
@@ -335,8 +331,7 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 		if ((!v.empty() && v.size() != n * sizeof(int64)) ||
 			(!o.empty() && o.size() != (n + 1) * sizeof(uint64)))
 		{
-			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's parts do not match its size");
-			ch->status = PG_GPU_INVALID_TASK;
+			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's parts do not match its size");
 			return;
 		}
 		if (!ch->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
@@ -366,8 +361,7 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 
 	if (p < 0 || p > 2 || n > SVC_WINDOW)
 	{
-		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a bad key set part");
-		ch->status = PG_GPU_INVALID_TASK;
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a bad key set part");
 		return;
 	}
 	try
@@ -377,8 +371,7 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 	}
 	catch (...)
 	{
-		svc_set_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
-		ch->status = PG_GPU_OUT_OF_MEMORY;
+		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
 	}
 }
 
@@ -386,23 +379,15 @@ static void
 svc_op_begin(SvcChannel *ch, SvcWork *w)
 {
 	pg_gpu_agg **agg = &w->agg;
-
 	pg_gpu_agg_slot buf;
 
-	if (*agg)
-	{
-		pg_gpu_agg_end(*agg);
-		*agg = NULL;
-	}
-	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
-		pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+	svc_end_task(ch, w);
 	pg_atomic_write_u32(&ch->chunk_failed, 0);
 	if (!ch->task.emulate)
 	{
 		if (PgGpuSvc->gpu != 1)
 		{
-			svc_set_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
-			ch->status = PG_GPU_NO_DEVICE;
+			ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
 			return;
 		}
 		/* binds this thread to the device the main thread started */
@@ -412,8 +397,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 	if (ch->task.gather || ch->task.cache_fill || ch->task.pages_resident ||
 		ch->task.sort || ch->task.nsets < 0 || ch->task.nsets > PG_GPU_MAX_SETS)
 	{
-		svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a task the GPU service does not run");
-		ch->status = PG_GPU_INVALID_TASK;
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a task the GPU service does not run");
 		return;
 	}
 	/* the sets it probes are this channel's (no other address is valid here) */
@@ -425,8 +409,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 			found = svc_same_set(&ch->task.sets[i], &w->ref[k]);
 		if (!found)
 		{
-			svc_set_error(&ch->err, PG_GPU_INVALID_TASK, "a key set the GPU service did not build");
-			ch->status = PG_GPU_INVALID_TASK;
+			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a key set the GPU service did not build");
 			return;
 		}
 	}
@@ -453,8 +436,15 @@ svc_op_finish(SvcChannel *ch, pg_gpu_agg *agg)
 
 	if ((ch->status = pg_gpu_agg_finish(agg, &ch->res, &ch->err)) != PG_GPU_OK)
 		return;
-	/* every group must fit the window, or the backend could not take it */
-	if (t->nkeys > 0)
+	/*
+	 * Every group must fit the window, or the backend could not take it.  Only
+	 * text keys make a record longer than its fixed part, which always fits.
+	 */
+	bool		text = false;
+
+	for (int k = 0; k < t->nkeys; k++)
+		text |= svc_text_type(t->keys[k].type);
+	if (text)
 		for (int64 g = 0; g < ch->res.ngroups; g++)
 		{
 			uint64		keys[PG_GPU_MAX_KEYS];
@@ -465,9 +455,8 @@ svc_op_finish(SvcChannel *ch, pg_gpu_agg *agg)
 			pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
 			if (svc_record_size(t, keys, nullmask) > SVC_WINDOW)
 			{
-				svc_set_error(&ch->err, PG_GPU_INVALID_TASK,
-							  "a group key too long for the GPU service's window");
-				ch->status = PG_GPU_INVALID_TASK;
+				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
+									   "a group key too long for the GPU service's window");
 				return;
 			}
 		}
@@ -554,8 +543,7 @@ svc_serve(int i)
 		if (op != SVC_NONE && ch->req_gen != svc_generation)
 		{
 			/* a request of a backend that has not seen the restart: not run */
-			svc_set_error(&ch->err, PG_GPU_CUDA_ERROR, "the GPU service restarted");
-			ch->status = PG_GPU_CUDA_ERROR;
+			ch->status = svc_error(&ch->err, PG_GPU_CUDA_ERROR, "the GPU service restarted");
 		}
 		else if (op == SVC_END_TASK || op == SVC_END)
 		{
@@ -569,16 +557,13 @@ svc_serve(int i)
 		else
 		{
 			pg_gpu_agg *agg = w->agg;
-
 			bool		still = false;
-
 			uint64		oldest = 0;
 
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
 				{
 					w->since[s] = svc_now_us();
-					pg_atomic_write_u64(&ch->busy_since, w->since[s]);	/* hang injection */
 					svc_start_chunk(ch, agg, s, &w->fault);
 				}
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
@@ -610,11 +595,8 @@ svc_serve(int i)
 				ch->status = PG_GPU_OK;
 			}
 			else if (agg == NULL)
-			{
-				svc_set_error(&ch->err, PG_GPU_INVALID_TASK,
-							  "no task in the GPU service (it restarted)");
-				ch->status = PG_GPU_INVALID_TASK;
-			}
+				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
+									   "no task in the GPU service (it restarted)");
 			else if (op == SVC_FINISH)
 				svc_op_finish(ch, agg);
 			else if (op == SVC_GROUPS)
