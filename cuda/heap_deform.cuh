@@ -55,10 +55,9 @@ varlena_size(const uint8_t *p)
  * Walk attributes 0..last of the tuple at tup (len bytes) and call
  * visit(col, ptr-or-null) for each requested column (cols sorted by attidx).
  */
-template <typename Visit>
+template <typename Layout, typename Visit>
 PG_GPU_HD bool
-deform_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
-			 Visit &&visit)
+deform_tuple(const uint8_t *tup, uint32_t len, const Layout &task, Visit &&visit)
 {
 	if (len < PG_GPU_T_BITS_OFF)
 		return false;
@@ -140,18 +139,57 @@ tup_status(int r)
 }
 
 /*
- * Deform the tuple's columns, apply the filter, and evaluate the group keys (into
+ * Where a row's column values come from: a heap tuple, deformed; or a row of
+ * the columnar cache (pg_gpu_cc_seg), whose columns are the task's through
+ * task.cc_col.  Both call visit(c, pointer or null) for the task's columns.
+ */
+struct heap_row
+{
+	const uint8_t *tup;
+	uint32_t	len;
+
+	template <typename Visit>
+	PG_GPU_HD bool deform(const pg_gpu_agg_task &task, Visit &&visit) const
+	{
+		return deform_tuple(tup, len, task, visit);
+	}
+};
+
+struct cc_row
+{
+	const pg_gpu_cc_seg *seg;
+	uint64_t	r;
+
+	template <typename Visit>
+	PG_GPU_HD bool deform(const pg_gpu_agg_task &task, Visit &&visit) const
+	{
+		for (int c = 0; c < task.ncols; c++)
+		{
+			int			e = task.cc_col[c];
+			const uint8_t *nulls = (const uint8_t *) (uintptr_t) seg->nulls[e];
+
+			if (nulls && nulls[r])
+				visit(c, (const uint8_t *) nullptr);
+			else
+				visit(c, (const uint8_t *) (uintptr_t) seg->vals[e] + r * (uint64_t) seg->width[e]);
+		}
+		return true;
+	}
+};
+
+/*
+ * Deform the row's columns, apply the filter, and evaluate the group keys (into
  * keys, when the task has any) and the aggregate inputs.  A weighted task returns
  * the row's weight instead of TUP_OK.
  */
+template <typename Row>
 PG_GPU_HD int
-eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
-		   pval *inputs, pval *keys)
+eval_row(const Row &row, const pg_gpu_agg_task &task, pval *inputs, pval *keys)
 {
 	pval		cols[PG_GPU_MAX_COLS];
 	bool		toasted = false;
 
-	if (!deform_tuple(tup, len, task, [&](int c, const uint8_t *p) {
+	if (!row.deform(task, [&](int c, const uint8_t *p) {
 		cols[c] = load_col(p, task.cols[c].type);
 		toasted |= (cols[c].len == kToasted);
 	}))
@@ -194,6 +232,13 @@ eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
 	return TUP_OK;
 }
 
+PG_GPU_HD int
+eval_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
+		   pval *inputs, pval *keys)
+{
+	return eval_row(heap_row{tup, len}, task, inputs, keys);
+}
+
 /* Fold one input value into an exact state. */
 PG_GPU_HD void
 accum_value(pg_gpu_col_state &s, const pval &v, int type)
@@ -208,18 +253,25 @@ accum_value(pg_gpu_col_state &s, const pval &v, int type)
 		accum_int(s, (int64_t) v.bits);
 }
 
-/* Ungrouped: fold one tuple into per-input states; returns a TUP_* code. */
+/* Ungrouped: fold one row into per-input states; returns a TUP_* code. */
+template <typename Row>
 PG_GPU_HD int
-accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
-			pg_gpu_col_state *st)
+accum_row(const Row &row, const pg_gpu_agg_task &task, pg_gpu_col_state *st)
 {
 	pval		in[PG_GPU_MAX_AGG_COLS];
-	int			r = eval_tuple(tup, len, task, in, nullptr);
+	int			r = eval_row(row, task, in, nullptr);
 
 	if (r == TUP_OK)
 		for (int i = 0; i < task.ninputs; i++)
 			accum_value(st[i], in[i], task.inputs[i].type);
 	return r;
+}
+
+PG_GPU_HD int
+accum_tuple(const uint8_t *tup, uint32_t len, const pg_gpu_agg_task &task,
+			pg_gpu_col_state *st)
+{
+	return accum_row(heap_row{tup, len}, task, st);
 }
 
 }							/* namespace cuda */

@@ -323,6 +323,14 @@ typedef struct pg_gpu_agg_task
 	uint64_t	cache_fill;
 	int64_t		cache_pages;
 	int32_t		pages_resident;
+	/*
+	 * The GPU service's columnar cache (pg_gpu_cc_*, below): cc = 1 lets the
+	 * caller hand cached rows and fills with a chunk (pg_gpu_agg_slot.cc);
+	 * cc_col[c] is task column c's column in the cache's segments.  Plain and
+	 * grouped tasks only.
+	 */
+	int32_t		cc;
+	int8_t		cc_col[PG_GPU_MAX_COLS];
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
 	int32_t		emulate;		/* run the engine on the host (tests; implies gather) */
@@ -391,6 +399,92 @@ typedef struct pg_gpu_page_ref
 	int32_t		vis_idx;		/* -1: all visible; else bitmap index */
 } pg_gpu_page_ref;
 
+/*
+ * ---- The columnar cache's pieces (the GPU service keeps the cache) --------
+ *
+ * A segment holds the rows of some heap pages, deformed into columns: a header
+ * (pg_gpu_cc_seg, at the segment's address), then a byte per row (1: a row; 0:
+ * a line pointer that held no tuple), then, per column, its values at attlen
+ * bytes each and, for a column that may be NULL, a byte per row (1: NULL).
+ * Fixed-width columns only (attlen 1, 2, 4 or 8).  Addresses are device
+ * addresses, or host ones when emulated.
+ */
+#define PG_GPU_CC_MAX_COLS 16
+
+typedef struct pg_gpu_cc_seg
+{
+	uint64_t	nrows;
+	uint64_t	valid;
+	uint64_t	vals[PG_GPU_CC_MAX_COLS];
+	uint64_t	nulls[PG_GPU_CC_MAX_COLS];	/* 0: the column has no NULLs */
+	int32_t		width[PG_GPU_CC_MAX_COLS];
+} pg_gpu_cc_seg;
+
+/* What a fill deforms: the heap layout up to its columns, and the columns. */
+typedef struct pg_gpu_cc_layout
+{
+	int32_t		natts;
+	int16_t		attlen[PG_GPU_MAX_DEFORM_ATTS];
+	uint8_t		attalign[PG_GPU_MAX_DEFORM_ATTS];
+	int32_t		ncols;
+	pg_gpu_agg_column cols[PG_GPU_CC_MAX_COLS];	/* sorted by attidx */
+	uint8_t		nullable[PG_GPU_CC_MAX_COLS];
+} pg_gpu_cc_layout;
+
+/* Rows row .. row + nrows - 1 of the segment at seg. */
+typedef struct pg_gpu_cc_range
+{
+	uint64_t	seg;
+	uint64_t	row;
+	uint64_t	nrows;
+} pg_gpu_cc_range;
+
+/*
+ * A chunk's cache part, filled by the caller with the chunk (task.cc): cached
+ * rows to read besides the pages, and pages to deform into a new segment
+ * (fill_seg, laid out by pg_gpu_cc_seg_layout for fill_rows rows): page p's
+ * line pointer i becomes row fill_row[p] + i (UINT64_MAX: not filled).
+ */
+typedef struct pg_gpu_cc_chunk
+{
+	int32_t		nranges;
+	pg_gpu_cc_range *ranges;	/* host, capacity entries */
+	uint64_t	fill_seg;		/* 0: no fill */
+	uint64_t	fill_rows;
+	const pg_gpu_cc_layout *fill_layout;
+	uint64_t   *fill_row;		/* host, capacity entries */
+} pg_gpu_cc_chunk;
+
+/* The header of a segment of nrows rows at base; returns its bytes. */
+static inline uint64_t
+pg_gpu_cc_seg_layout(const pg_gpu_cc_layout *l, uint64_t nrows, uint64_t base,
+					 pg_gpu_cc_seg *hdr)
+{
+	uint64_t	off = (sizeof(pg_gpu_cc_seg) + 255) & ~(uint64_t) 255;
+	int			c;
+
+	hdr->nrows = nrows;
+	hdr->valid = base + off;
+	off += (nrows + 255) & ~(uint64_t) 255;
+	for (c = 0; c < PG_GPU_CC_MAX_COLS; c++)
+	{
+		hdr->vals[c] = 0;
+		hdr->nulls[c] = 0;
+		hdr->width[c] = 0;
+		if (c >= l->ncols)
+			continue;
+		hdr->width[c] = l->attlen[l->cols[c].attidx];
+		hdr->vals[c] = base + off;
+		off += ((uint64_t) hdr->width[c] * nrows + 255) & ~(uint64_t) 255;
+		if (l->nullable[c])
+		{
+			hdr->nulls[c] = base + off;
+			off += (nrows + 255) & ~(uint64_t) 255;
+		}
+	}
+	return off;
+}
+
 /* Host-side buffers of one slot, to be filled by the caller before submit. */
 typedef struct pg_gpu_agg_slot
 {
@@ -399,6 +493,8 @@ typedef struct pg_gpu_agg_slot
 	pg_gpu_page_ref *refs;		/* pinned host, capacity entries */
 	uint32_t   *vis;			/* pinned host, capacity * PG_GPU_VIS_WORDS */
 	char	   *staging;		/* pinned host, capacity * PG_GPU_BLCKSZ (gather) */
+	pg_gpu_cc_chunk *cc;		/* task.cc: the chunk's cache part (reset to
+								 * none after each submit) */
 } pg_gpu_agg_slot;
 
 typedef struct pg_gpu_agg pg_gpu_agg;

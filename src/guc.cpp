@@ -55,6 +55,8 @@ int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
 bool		pg_gpu_service = true;
 int			pg_gpu_service_tasks = 16;
+int			pg_gpu_cache_size = 4096;
+bool		pg_gpu_use_cache = true;
 int			pg_gpu_service_timeout = 60000;
 int			pg_gpu_debug_service_fault = PG_GPU_SVC_FAULT_NONE;
 
@@ -216,6 +218,20 @@ PgGpuDefineGucs(void)
 							"then runs on PostgreSQL's plan.",
 							&pg_gpu_service_tasks, 16, 1, 1024,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.cache_size",
+							"GPU memory the GPU service keeps tables' columns in, for every "
+							"session (0: none).",
+							"Columns that GPU aggregations read are deformed once from "
+							"all-visible pages into GPU memory and read from there while the "
+							"visibility map shows their blocks unchanged; least recently used "
+							"tables go first (docs/GPU_SERVICE.md).",
+							&pg_gpu_cache_size, 4096, 0, INT_MAX,
+							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.use_cache",
+							 "Lets this session's GPU aggregations read and fill the GPU service's "
+							 "column cache.",
+							 NULL, &pg_gpu_use_cache, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.service_timeout",
 							"Time a GPU task's step may take in the GPU service before the service "
 							"takes the GPU for hung and restarts.",

@@ -37,6 +37,8 @@ extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
 extern bool pg_gpu_service;
 extern int	pg_gpu_service_tasks;
+extern int	pg_gpu_cache_size;		/* MB: the service's column cache */
+extern bool pg_gpu_use_cache;
 extern int	pg_gpu_service_timeout;	/* ms */
 extern int	pg_gpu_debug_service_fault;
 

@@ -29,9 +29,10 @@ init_partials_kernel(pg_gpu_col_state *partials, int n, unsigned long long *rows
 	}
 }
 
+template <typename Src>
 __global__ void __launch_bounds__(page_policy::threads)
-agg_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_task task,
-				 pg_gpu_col_state *partials, unsigned long long *rows, int *err)
+agg_rows_kernel(const Src chunk, const __grid_constant__ pg_gpu_agg_task task,
+				pg_gpu_col_state *partials, unsigned long long *rows, int *err)
 {
 	constexpr int T = page_policy::threads;
 	__shared__ uint4 page[PG_GPU_BLCKSZ / 16];
@@ -43,18 +44,15 @@ agg_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_task
 	for (int c = 0; c < task.ninputs; c++)
 		state_init(st[c], task.inputs[c].type);
 
-	for_each_page<T>(chunk, page, no_store(), [&](int, const pg_gpu_page_ref &ref,
-											  const uint8_t *pg, const uint32_t *pvis, int lt) {
-		for_each_line<T>(pg, ref.nlp, pvis, lt, [&](int, int v, const uint8_t *tup, uint32_t len) {
-			int			r = v < 0 ? v : accum_tuple(tup, len, task, st);
+	walk_rows<T, 1>(chunk, page, err, [&](const auto &row) {
+		int			r = accum_row(row, task, st);
 
-			if (r < 0)
-			{
-				atomicCAS(err, 0, tup_status(r));
-				return;
-			}
-			nrows += r;
-		});
+		if (r < 0)
+		{
+			atomicCAS(err, 0, tup_status(r));
+			return;
+		}
+		nrows += r;
 	});
 
 	if (nrows)
@@ -87,12 +85,24 @@ agg_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t s
 {
 	int			blocks = c.npages < agg->max_blocks ? c.npages : agg->max_blocks;
 
-	agg_pages_kernel<<<blocks, page_policy::threads, 0, stream>>>(c, agg->task, s.d_partials,
-																  s.d_rows, s.d_err);
+	agg_rows_kernel<<<blocks, page_policy::threads, 0, stream>>>(c, agg->task, s.d_partials,
+																 s.d_rows, s.d_err);
+}
+
+static void
+agg_ranges_async(gpu_agg *agg, chunk_slot &s, const cc_chunk &c, uint64_t rows,
+				 cudaStream_t stream)
+{
+	uint64_t	want = (rows + page_policy::threads - 1) / page_policy::threads;
+	int			blocks = want < (uint64_t) agg->max_blocks ? (int) want : agg->max_blocks;
+
+	agg_rows_kernel<<<blocks, page_policy::threads, 0, stream>>>(c, agg->task, s.d_partials,
+																 s.d_rows, s.d_err);
 }
 
 /* Plain: the ring merges the partials itself (task.cu's finish). */
-const task_operator agg_operator = {nullptr, nullptr, nullptr, agg_pages_async, nullptr};
+const task_operator agg_operator = {nullptr, nullptr, nullptr, agg_pages_async, nullptr,
+									agg_ranges_async};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

@@ -49,6 +49,10 @@ struct host_agg : pg_gpu_agg
 	std::vector<pg_gpu_page_ref> refs[PG_GPU_AGG_SLOTS];
 	std::vector<uint32_t> vis[PG_GPU_AGG_SLOTS];
 	std::vector<char> staging[PG_GPU_AGG_SLOTS];
+	/* task.cc: each slot's cache part */
+	pg_gpu_cc_chunk cc[PG_GPU_AGG_SLOTS] = {};
+	std::vector<pg_gpu_cc_range> ranges[PG_GPU_AGG_SLOTS];
+	std::vector<uint64_t> fill_row[PG_GPU_AGG_SLOTS];
 	pg_gpu_col_state acc[PG_GPU_MAX_AGG_COLS];
 	int64_t		rows = 0;
 	int64_t		pages = 0;
@@ -429,23 +433,17 @@ flush_local(host_agg *h)
 	return true;
 }
 
-/* One grouped page; returns passing rows or a negative TUP_* code. */
+/* One grouped row (the caller made room); 1, 0 or a negative TUP_* code. */
+template <typename Row>
 static int
-group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
+group_row(host_agg *h, const Row &row, str_arena &ar, str_arena &lar)
 {
 	const pg_gpu_agg_task &t = h->task;
-
-	host_grow(h, (uint64_t) nlp + kLocalCap);
-	host_arena_reserve(h, nlp);
-
-	str_arena	ar = host_arena(h);
-	str_arena	lar = {h->local_str.data(), &h->local_str_fill, kLocalStr};
-
-	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
+	{
 		pval		in[PG_GPU_MAX_AGG_COLS];
 		pval		keys[PG_GPU_MAX_KEYS];
 		group_key	gk;
-		int			r = eval_tuple(tup, len, t, in, keys);
+		int			r = eval_row(row, t, in, keys);
 
 		if (r != TUP_OK)
 			return r < 0 ? r : 0;
@@ -468,7 +466,100 @@ group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		}
 		group_accum<HostAtomics>(e, t, h->L, in);
 		return 1;
+	}
+}
+
+/* One grouped page; returns passing rows or a negative TUP_* code. */
+static int
+group_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
+{
+	host_grow(h, (uint64_t) nlp + kLocalCap);
+	host_arena_reserve(h, nlp);
+
+	str_arena	ar = host_arena(h);
+	str_arena	lar = {h->local_str.data(), &h->local_str_fill, kLocalStr};
+
+	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
+		return group_row(h, heap_row{tup, len}, ar, lar);
 	});
+}
+
+/*
+ * Cached rows (task.cc): the rows of a range, a page's worth at a time as the
+ * GPU's table sees them; passing rows or a negative TUP_* code.
+ */
+static int64_t
+range_rows(host_agg *h, const pg_gpu_cc_range &rg)
+{
+	const pg_gpu_cc_seg *seg = (const pg_gpu_cc_seg *) (uintptr_t) rg.seg;
+	const uint8_t *valid = (const uint8_t *) (uintptr_t) seg->valid;
+	const bool	grouped = h->task.nkeys > 0;
+	int64_t		rows = 0;
+
+	for (uint64_t k0 = 0; k0 < rg.nrows; k0 += 256)
+	{
+		uint64_t	k1 = std::min<uint64_t>(rg.nrows, k0 + 256);
+
+		if (grouped)
+		{
+			host_grow(h, (k1 - k0) + kLocalCap);
+			host_arena_reserve(h, (int) (k1 - k0));
+		}
+		str_arena	ar = host_arena(h);
+		str_arena	lar = {h->local_str.data(), &h->local_str_fill, kLocalStr};
+
+		for (uint64_t k = k0; k < k1; k++)
+		{
+			cc_row		row{seg, rg.row + k};
+			int			r;
+
+			if (!valid[rg.row + k])
+				continue;
+			r = grouped ? group_row(h, row, ar, lar) : accum_row(row, h->task, h->acc);
+			if (r < 0)
+				return r;
+			rows += r;
+		}
+		if (grouped && !flush_local(h))
+			return TUP_BAD;
+	}
+	return rows;
+}
+
+/*
+ * Deform the page into the segment being filled (cc_fill.cu's twin): line
+ * pointer i becomes row base + i; false when a tuple cannot be decoded.
+ */
+static bool
+fill_page(const pg_gpu_cc_chunk &cc, const pg_gpu_cc_seg &hdr, uint64_t base,
+		  const uint8_t *page, int nlp, const uint32_t *vis)
+{
+	uint8_t    *valid = (uint8_t *) (uintptr_t) hdr.valid;
+
+	for (int i = 0; i < nlp; i++)
+	{
+		const uint8_t *tup = nullptr;
+		uint32_t	len = 0;
+		int			v = page_tuple(page, vis, i, &tup, &len);
+		uint64_t	r = base + i;
+		bool		ok = true;
+
+		valid[r] = 0;
+		if (v == 0)
+			continue;
+		if (v < 0 || !deform_tuple(tup, len, *cc.fill_layout, [&](int c, const uint8_t *src) {
+			if (hdr.nulls[c])
+				((uint8_t *) (uintptr_t) hdr.nulls[c])[r] = src == nullptr;
+			if (src)
+				memcpy((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c], src,
+					   hdr.width[c]);
+			else if (!hdr.nulls[c])
+				ok = false;
+		}) || !ok)
+			return false;
+		valid[r] = 1;
+	}
+	return true;
 }
 
 static host_agg *
@@ -502,6 +593,13 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		h->vis[s].resize((size_t) h->capacity * PG_GPU_VIS_WORDS);
 		if (task->gather)
 			h->staging[s].resize((size_t) h->capacity * PG_GPU_BLCKSZ);
+		if (task->cc)
+		{
+			h->ranges[s].resize(h->capacity + 1);
+			h->fill_row[s].resize(h->capacity);
+			h->cc[s].ranges = h->ranges[s].data();
+			h->cc[s].fill_row = h->fill_row[s].data();
+		}
 	}
 	for (int c = 0; c < task->ninputs; c++)
 		state_init(h->acc[c], task->inputs[c].type);
@@ -526,6 +624,7 @@ host_agg_slot_get(host_agg *h, int slot, pg_gpu_agg_slot *out)
 	out->refs = h->refs[slot].data();
 	out->vis = h->vis[slot].data();
 	out->staging = h->staging[slot].data();
+	out->cc = h->task.cc ? &h->cc[slot] : nullptr;
 	return PG_GPU_OK;
 }
 
@@ -542,9 +641,33 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		if ((st = sort_reserve_host(h, npages, tuples, err)) != PG_GPU_OK)
 			return st;
 	}
+	pg_gpu_cc_chunk &cc = h->cc[slot];
+	pg_gpu_cc_seg hdr = {};
+
+	if (h->task.cc && (cc.nranges < 0 || cc.nranges > h->capacity ||
+					   (h->task.nkeys > 0 && (h->task.sort || h->task.collect))))
+		return host_error(err, PG_GPU_INVALID_TASK, "bad cached rows for the task");
+	if (h->task.cc && cc.fill_seg)
+	{
+		pg_gpu_cc_seg_layout(cc.fill_layout, cc.fill_rows, cc.fill_seg, &hdr);
+		memcpy((void *) (uintptr_t) cc.fill_seg, &hdr, sizeof(hdr));
+	}
 	for (int p = 0; p < npages && !h->expr_error; p++)
 	{
 		const pg_gpu_page_ref &ref = h->refs[slot][p];
+
+		/* a page being filled: its rows are read from the segment (below) */
+		if (h->task.cc && cc.fill_seg && cc.fill_row[p] != UINT64_MAX)
+		{
+			const uint32_t *fvis = ref.vis_idx >= 0
+				? h->vis[slot].data() + (size_t) ref.vis_idx * PG_GPU_VIS_WORDS : nullptr;
+
+			if (!fill_page(cc, hdr, cc.fill_row[p], (const uint8_t *) (uintptr_t) ref.addr,
+						   ref.nlp, fvis))
+				return host_error(err, PG_GPU_BAD_PAGE,
+								  "the emulated GPU met a heap page it cannot decode");
+			continue;
+		}
 		/* gather: the caller's copy; in place: the page itself (ref.addr) */
 		const uint8_t *page = h->task.gather
 			? (const uint8_t *) h->staging[slot].data() + (size_t) p * PG_GPU_BLCKSZ
@@ -587,6 +710,28 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			return PG_GPU_BAD_PAGE;
 		}
 		h->rows += r;
+	}
+	if (h->task.cc)
+	{
+		if (cc.fill_seg)
+			cc.ranges[cc.nranges++] = {cc.fill_seg, 0, cc.fill_rows};
+		for (int i = 0; i < cc.nranges && !h->expr_error; i++)
+		{
+			int64_t		r = range_rows(h, cc.ranges[i]);
+
+			if (r == TUP_EXPR_ERROR)
+				h->expr_error = 1;
+			else if (r < 0)
+			{
+				cc.nranges = 0;
+				cc.fill_seg = 0;
+				return host_error(err, PG_GPU_BAD_PAGE, "the emulated GPU met a cached row it cannot read");
+			}
+			else
+				h->rows += r;
+		}
+		cc.nranges = 0;
+		cc.fill_seg = 0;
 	}
 	if (h->task.nkeys > 0 && !h->task.sort && !h->task.collect && !flush_local(h))
 	{

@@ -127,8 +127,9 @@ pg_gpu_agg_slot_get(pg_gpu_agg *agg, int slot, pg_gpu_agg_slot *out, pg_gpu_erro
 extern "C" pg_gpu_status
 pg_gpu_agg_submit(pg_gpu_agg *agg, int slot, int npages, int nvis, pg_gpu_error *err)
 {
-	if (npages <= 0)
+	if (npages < 0)
 		return PG_GPU_OK;
+	/* an empty chunk may still carry cached rows (task.cc) */
 	return agg->ops->submit(agg, slot, npages, nvis, err);
 }
 

@@ -110,6 +110,18 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 							   (void **) &s.d_rows, err)) != PG_GPU_OK)
 			return st;
 		s.d_err = (int *) (s.d_rows + 1);
+		if (t.cc &&
+			((st = pinned_alloc(sizeof(pg_gpu_cc_range) * (agg->capacity + 1),
+								(void **) &s.h_ranges, err)) != PG_GPU_OK ||
+			 (st = pinned_alloc(sizeof(uint64_t) * agg->capacity,
+								(void **) &s.h_fill_row, err)) != PG_GPU_OK ||
+			 (st = device_alloc(sizeof(pg_gpu_cc_range) * (agg->capacity + 1),
+								(void **) &s.d_ranges, err)) != PG_GPU_OK ||
+			 (st = device_alloc(sizeof(uint64_t) * agg->capacity,
+								(void **) &s.d_fill_row, err)) != PG_GPU_OK))
+			return st;
+		s.cc.ranges = s.h_ranges;
+		s.cc.fill_row = s.h_fill_row;
 		if (t.gather)
 		{
 			size_t		page_bytes = (size_t) PG_GPU_BLCKSZ * agg->capacity;
@@ -192,6 +204,7 @@ gpu_slot_get(pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out)
 	out->refs = s.h_refs;
 	out->vis = s.h_vis;
 	out->staging = s.h_staging;
+	out->cc = agg->task.cc ? &s.cc : nullptr;
 	return PG_GPU_OK;
 }
 
@@ -204,6 +217,36 @@ sync_slots(gpu_agg *agg, pg_gpu_error *err)
 	return PG_GPU_OK;
 }
 
+/*
+ * Move the pages with a fill row (fill_row[p] != UINT64_MAX) behind the others,
+ * both arrays alike, keeping each side's order; returns the others' count.
+ */
+static int
+cc_partition(pg_gpu_page_ref *refs, uint64_t *fill_row, int npages)
+{
+	std::vector<pg_gpu_page_ref> r2;
+	std::vector<uint64_t> f2;
+	int			k = 0;
+
+	for (int p = 0; p < npages; p++)
+		if (fill_row[p] == UINT64_MAX)
+		{
+			refs[k] = refs[p];
+			fill_row[k++] = UINT64_MAX;
+		}
+		else
+		{
+			r2.push_back(refs[p]);
+			f2.push_back(fill_row[p]);
+		}
+	for (size_t i = 0; i < r2.size(); i++)
+	{
+		refs[k + i] = r2[i];
+		fill_row[k + i] = f2[i];
+	}
+	return k;
+}
+
 /* pg_gpu_agg_submit has passed over empty chunks. */
 static pg_gpu_status
 gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
@@ -213,11 +256,31 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 
 	if (npages > agg->capacity || nvis > npages || s.busy)
 		return set_error(err, PG_GPU_INVALID_TASK, "bad chunk submission");
+	if (npages == 0 && s.cc.nranges == 0)
+		return PG_GPU_OK;
 
 	uint64_t	tuples = 0;		/* line pointers: a bound of the chunk's rows */
+	uint64_t	cc_rows = 0;	/* cached rows read */
+	int			nplain = npages;	/* pages read as pages (the rest: filled) */
+	pg_gpu_cc_chunk &cc = s.cc;
 	pg_gpu_status st;
 
-	for (int p = 0; !agg->plain && p < npages; p++)
+	if (agg->task.cc)
+	{
+		if (!agg->op->launch_ranges || cc.nranges < 0 || cc.nranges > agg->capacity)
+			return set_error(err, PG_GPU_INVALID_TASK, "bad cached rows for the task");
+		/* pages being filled go last: their rows are read from the new segment */
+		if (cc.fill_seg)
+			nplain = cc_partition(s.h_refs, cc.fill_row, npages);
+		for (int i = 0; i < cc.nranges; i++)
+			cc_rows += cc.ranges[i].nrows;
+		if (cc.fill_seg && nplain < npages)
+			cc.ranges[cc.nranges++] = {cc.fill_seg, 0, cc.fill_rows};
+		else
+			cc.fill_seg = 0;
+	}
+	tuples = cc_rows + (cc.fill_seg ? cc.fill_rows : 0);
+	for (int p = 0; !agg->plain && p < nplain; p++)
 		tuples += s.h_refs[p].nlp;
 	if (agg->op->reserve && (st = agg->op->reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 		return st;
@@ -247,9 +310,29 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 		staging = nullptr;
 	}
 
-	page_chunk	c = {s.d_refs, npages, s.d_vis, staging};
+	page_chunk	c = {s.d_refs, nplain, s.d_vis, staging};
 
-	agg->op->launch(agg, s, c, s.stream);
+	if (nplain > 0)
+		agg->op->launch(agg, s, c, s.stream);
+	if (cc.fill_seg)
+	{
+		page_chunk	f = {s.d_refs + nplain, npages - nplain, s.d_vis, nullptr};
+
+		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_fill_row, s.h_fill_row + nplain,
+										sizeof(uint64_t) * (npages - nplain),
+										cudaMemcpyHostToDevice, s.stream));
+		cc_fill_async(agg, s, f, cc, s.stream);
+		cc_rows += cc.fill_rows;
+	}
+	if (cc.nranges > 0)
+	{
+		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_ranges, s.h_ranges,
+										sizeof(pg_gpu_cc_range) * cc.nranges,
+										cudaMemcpyHostToDevice, s.stream));
+		agg->op->launch_ranges(agg, s, cc_chunk{s.d_ranges, cc.nranges}, cc_rows, s.stream);
+	}
+	cc.nranges = 0;
+	cc.fill_seg = 0;
 	PG_GPU_TRY(err, cudaGetLastError());
 	PG_GPU_TRY(err, cudaEventRecord(s.done, s.stream));
 	PG_GPU_TRY(err, cudaEventRecord(agg->last_done, s.stream));
@@ -346,6 +429,10 @@ gpu_end(pg_gpu_agg *a)
 		pinned_free(s.h_refs);
 		pinned_free(s.h_vis);
 		pinned_free(s.h_staging);
+		pinned_free(s.h_ranges);
+		pinned_free(s.h_fill_row);
+		device_free(s.d_ranges);
+		device_free(s.d_fill_row);
 		device_free(s.d_refs);
 		device_free(s.d_vis);
 		device_free(s.d_pages);

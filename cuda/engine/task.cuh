@@ -49,6 +49,12 @@ struct chunk_slot
 	uint32_t   *d_vis = nullptr;
 	char	   *d_pages = nullptr;
 	pg_gpu_col_state *d_partials = nullptr;		/* max_blocks * ncols */
+	/* task.cc: the chunk's cache part (pg_gpu_agg_slot.cc) and its copies */
+	pg_gpu_cc_chunk cc = {};
+	pg_gpu_cc_range *h_ranges = nullptr;	/* pinned, capacity + 1 */
+	uint64_t   *h_fill_row = nullptr;	/* pinned, capacity */
+	pg_gpu_cc_range *d_ranges = nullptr;
+	uint64_t   *d_fill_row = nullptr;
 	unsigned long long *d_rows = nullptr;
 	int		   *d_err = nullptr;
 };
@@ -205,6 +211,9 @@ struct task_operator
 	pg_gpu_status (*reserve) (gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err);
 	void		(*launch) (gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t stream);
 	pg_gpu_status (*finish) (gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err);
+	/* cached rows (task.cc: plain and grouped tasks), rows of them at most */
+	void		(*launch_ranges) (gpu_agg *agg, chunk_slot &s, const cc_chunk &c, uint64_t rows,
+								  cudaStream_t stream);
 };
 
 extern const task_operator agg_operator;	/* agg/agg.cu */
@@ -221,6 +230,10 @@ void		agg_partials_init_async(chunk_slot &s, int n, cudaStream_t stream);
 /* scan/cache_fill.cu: a table cache being filled takes the chunk's pages */
 void		cache_fill_async(gpu_agg *agg, chunk_slot &s, int npages, const char *staging,
 							 cudaStream_t stream);
+
+/* scan/cc_fill.cu: the chunk's pages c deformed into the segment cc.fill_seg */
+void		cc_fill_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c,
+						  const pg_gpu_cc_chunk &cc, cudaStream_t stream);
 
 /* group/group.cu: group g of a finished task (pg_gpu_agg_group) */
 void		group_decode_keys(gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,

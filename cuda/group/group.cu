@@ -24,8 +24,9 @@ namespace cuda {
  * full), else straight to the global table; the block merges its shared table into
  * the global one when it is done.
  */
+template <typename Src>
 __global__ void __launch_bounds__(group_policy::threads)
-group_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_task task,
+group_rows_kernel(const Src chunk, const __grid_constant__ pg_gpu_agg_task task,
 				   uint64_t *tab, uint64_t mask, uint64_t *inserted, str_arena ar,
 				   int smem_cap, int smem_str, unsigned long long *rows, int *err)
 {
@@ -54,13 +55,12 @@ group_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_ta
 		stab[i] = 0;
 	__syncthreads();
 
-	for_each_page<T, group_policy::pages>(chunk, pages, no_store(), [&](int, const pg_gpu_page_ref &ref,
-																		 const uint8_t *pg, const uint32_t *pvis, int lt) {
-		for_each_line<T>(pg, ref.nlp, pvis, lt, [&](int, int v, const uint8_t *tup, uint32_t len) {
+	walk_rows<T, group_policy::pages>(chunk, pages, err, [&](const auto &row) {
+		{
 			pval		in[PG_GPU_MAX_AGG_COLS];
 			pval		keys[PG_GPU_MAX_KEYS];
 			group_key	gk;
-			int			r = v < 0 ? v : eval_tuple(tup, len, task, in, keys);
+			int			r = eval_row(row, task, in, keys);
 
 			if (r < 0)
 			{
@@ -96,7 +96,7 @@ group_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_ta
 			}
 			group_accum<DevAtomics>(e, task, L, in);
 			nrows++;
-		});
+		}
 	});
 
 	/* merge the block's shared table into the global one */
@@ -200,10 +200,13 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 		}
 	}
 	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry + agg->smem_str;
-	PG_GPU_TRY(err, cudaFuncSetAttribute(group_pages_kernel,
+	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<page_chunk>,
 										 cudaFuncAttributeMaxDynamicSharedMemorySize,
 										 (int) agg->dyn_smem));
-	PG_GPU_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, group_pages_kernel,
+	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<cc_chunk>,
+										 cudaFuncAttributeMaxDynamicSharedMemorySize,
+										 (int) agg->dyn_smem));
+	PG_GPU_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, group_rows_kernel<page_chunk>,
 																   group_policy::threads, agg->dyn_smem));
 	agg->group_blocks = sms * (per_sm > 0 ? per_sm : 1);
 
@@ -335,7 +338,25 @@ group_pages_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c, cudaStream_t
 		ar.base = agg->blocks[agg->nblocks - 1].d;
 		ar.cap = agg->arena_cap;
 	}
-	group_pages_kernel<<<blocks, group_policy::threads, agg->dyn_smem, stream>>>(
+	group_rows_kernel<<<blocks, group_policy::threads, agg->dyn_smem, stream>>>(
+		c, agg->task, agg->d_tab, agg->cap - 1, agg->d_inserted, ar, agg->smem_cap,
+		agg->smem_str, s.d_rows, s.d_err);
+}
+
+static void
+group_ranges_async(gpu_agg *agg, chunk_slot &s, const cc_chunk &c, uint64_t rows,
+				   cudaStream_t stream)
+{
+	uint64_t	want = (rows + group_policy::threads - 1) / group_policy::threads;
+	int			blocks = want < (uint64_t) agg->group_blocks ? (int) want : agg->group_blocks;
+	str_arena	ar = {nullptr, agg->d_inserted + 1, 0};
+
+	if (agg->nblocks > 0)
+	{
+		ar.base = agg->blocks[agg->nblocks - 1].d;
+		ar.cap = agg->arena_cap;
+	}
+	group_rows_kernel<<<blocks, group_policy::threads, agg->dyn_smem, stream>>>(
 		c, agg->task, agg->d_tab, agg->cap - 1, agg->d_inserted, ar, agg->smem_cap,
 		agg->smem_str, s.d_rows, s.d_err);
 }
@@ -420,7 +441,7 @@ group_decode_keys(gpu_agg *agg, int64_t g, uint64_t *keys, uint32_t *nullmask,
 }
 
 const task_operator group_operator = {group_setup, nullptr, group_reserve, group_pages_async,
-	group_collect};
+	group_collect, group_ranges_async};
 
 }							/* namespace cuda */
 }							/* namespace pg_gpu */

@@ -212,6 +212,63 @@ for_each_line_lockstep(const uint8_t *pg, int nlp, const uint32_t *pvis, int lt,
 	}
 }
 
+/* Cached rows a kernel reads besides a chunk's pages (pg_gpu_cc_range). */
+struct cc_chunk
+{
+	const pg_gpu_cc_range *ranges;
+	int			n;
+};
+
+/*
+ * Every row of the ranges, grid-strided over the whole grid: fn(cc_row) for
+ * each slot that holds a row.
+ */
+template <typename Fn>
+__device__ __forceinline__ void
+for_each_cc_row(const cc_chunk &c, Fn &&fn)
+{
+	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+
+	for (int i = 0; i < c.n; i++)
+	{
+		const pg_gpu_cc_range rg = c.ranges[i];
+		const pg_gpu_cc_seg *seg = (const pg_gpu_cc_seg *) (uintptr_t) rg.seg;
+		const uint8_t *valid = (const uint8_t *) (uintptr_t) seg->valid;
+
+		for (uint64_t k = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; k < rg.nrows;
+			 k += stride)
+			if (valid[rg.row + k])
+				fn(cc_row{seg, rg.row + k});
+	}
+}
+
+/*
+ * The rows of a chunk, whatever holds them: fn(row) for each visible tuple of
+ * its pages (heap_row; a line pointer outside its page is noted in *err), or
+ * each row of its cached ranges (cc_row).  Every thread of the block must call.
+ */
+template <int Threads, int Pages, typename Fn>
+__device__ __forceinline__ void
+walk_rows(const page_chunk &c, uint4 *pages, int *err, Fn &&fn)
+{
+	for_each_page<Threads, Pages>(c, pages, no_store(), [&](int, const pg_gpu_page_ref &ref,
+															 const uint8_t *pg, const uint32_t *pvis, int lt) {
+		for_each_line<Threads>(pg, ref.nlp, pvis, lt, [&](int, int v, const uint8_t *tup, uint32_t len) {
+			if (v < 0)
+				atomicCAS(err, 0, tup_status(v));
+			else
+				fn(heap_row{tup, len});
+		});
+	});
+}
+
+template <int Threads, int Pages, typename Fn>
+__device__ __forceinline__ void
+walk_rows(const cc_chunk &c, uint4 *, int *, Fn &&fn)
+{
+	for_each_cc_row(c, fn);
+}
+
 #endif							/* __CUDACC__ */
 
 }							/* namespace cuda */

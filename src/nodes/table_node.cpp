@@ -427,6 +427,11 @@ PgGpuTableNodeExplain(PgGpuTableNode *t, const char *filter, ExplainState *es,
 								psprintf("fill abandoned: %s", t->scan.tc.why), es);
 		else if (t->scan.tc.why[0])
 			ExplainPropertyText("Table Cache", psprintf("not used: %s", t->scan.tc.why), es);
+		if (t->scan.cc.entry >= 0)
+			ExplainPropertyText("GPU Cache",
+								psprintf("%lld blocks from cache, %lld from pages (%lld to cache)",
+										 (long long) t->scan.cc_blocks, (long long) t->res.pages,
+										 (long long) t->scan.cc_fill), es);
 		ExplainPropertyInteger("Pages", NULL, t->res.pages, es);
 		ExplainPropertyInteger("Chunks", NULL, t->res.chunks, es);
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) t->res.bytes_h2d, es);

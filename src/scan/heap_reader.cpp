@@ -34,8 +34,14 @@ extern "C" {
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/visibilitymap.h"
+#include "access/visibilitymapdefs.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/catalog.h"
 #include "miscadmin.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -47,6 +53,8 @@ extern "C" {
 #include "scan/heap_reader.h"
 #include "service/service.h"
 }
+
+#include "service/channel.h"
 
 /*
  * Where each block of a recently scanned table sat in shared buffers.  The next
@@ -320,6 +328,143 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 	return true;
 }
 
+/* ---- the GPU service's column cache (service/colcache.h) ------------------ */
+
+/* Columns pg_gpu_cache_table asks to be cached besides a query's own. */
+static Oid	cc_extra_relid = InvalidOid;
+static int	cc_extra_n = 0;
+static int16 cc_extra_att[PG_GPU_CC_MAX_COLS];
+
+void
+PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n)
+{
+	cc_extra_relid = relid;
+	cc_extra_n = Min(n, PG_GPU_CC_MAX_COLS);
+	if (n > 0)
+		memcpy(cc_extra_att, attidx, sizeof(int16) * cc_extra_n);
+}
+
+/* Whether attribute a's values can be cached: fixed width, by value. */
+bool
+PgGpuCacheableAttr(Form_pg_attribute a)
+{
+	return !a->attisdropped && a->attbyval &&
+		(a->attlen == 1 || a->attlen == 2 || a->attlen == 4 || a->attlen == 8);
+}
+
+/*
+ * What to ask the service for at the task's begin, or NULL: no column cache
+ * for this scan.  The rule of colcache.h holds only where setting a VM bit
+ * stamps the VM page with an LSN (WAL-logged relations, as table_cache.cpp's).
+ */
+static CcRequest *
+cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNumber nblocks)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	CcRequest  *req;
+	pg_gpu_cc_layout *l;
+
+	if (!pg_gpu_use_cache || PgGpuCc == NULL || PgGpuCc->budget == 0 || nblocks == 0 ||
+		task->sort || task->collect || task->ncols > PG_GPU_CC_MAX_COLS ||
+		!RelationNeedsWAL(rel) || rel->rd_createSubid != InvalidSubTransactionId ||
+		rel->rd_firstRelfilenodeSubid != InvalidSubTransactionId || IsCatalogRelation(rel) ||
+		RecoveryInProgress() || old_snapshot_threshold >= 0 || snapshot->takenDuringRecovery ||
+		desc->natts > PG_GPU_MAX_DEFORM_ATTS)
+		return NULL;
+	for (int k = 0; k < task->nkeys; k++)
+		if (svc_text_type(task->keys[k].type))
+			return NULL;
+	req = (CcRequest *) palloc0(sizeof(CcRequest));
+	l = &req->layout;
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		l->attlen[a] = att->attlen;
+		l->attalign[a] = att->attalign == TYPALIGN_DOUBLE ? 8 : att->attalign == TYPALIGN_INT ? 4
+			: att->attalign == TYPALIGN_SHORT ? 2 : 1;
+	}
+	l->natts = desc->natts;
+	for (int c = 0; c < task->ncols + (cc_extra_relid == RelationGetRelid(rel) ? cc_extra_n : 0); c++)
+	{
+		int			a = c < task->ncols ? task->cols[c].attidx : cc_extra_att[c - task->ncols];
+		Form_pg_attribute att;
+		bool		dup = false;
+
+		if (a < 0 || a >= desc->natts)
+			return NULL;
+		att = TupleDescAttr(desc, a);
+		if (!PgGpuCacheableAttr(att))
+			return NULL;
+		for (int k = 0; k < l->ncols; k++)
+			dup |= l->cols[k].attidx == a;
+		if (dup)
+			continue;
+		if (l->ncols == PG_GPU_CC_MAX_COLS)
+			return NULL;
+		l->cols[l->ncols].attidx = (int16) a;
+		l->cols[l->ncols].type = c < task->ncols ? task->cols[c].type : 0;
+		l->nullable[l->ncols] = !att->attnotnull;
+		l->ncols++;
+	}
+	if (l->ncols == 0)
+		return NULL;
+	req->want = 1;
+	req->key.db = MyDatabaseId;
+	req->key.relid = RelationGetRelid(rel);
+	req->key.node = rel->rd_node;
+	req->key.emulate = task->emulate;
+	req->nblocks = nblocks;
+	return req;
+}
+
+/*
+ * VM page v of the relation: its LSN and its bits (a copy, read under the VM
+ * page's share lock); false when it does not exist or is not laid out as this
+ * file expects (then no block under it is read from or put in the cache).
+ */
+static bool
+cc_read_vm(Relation rel, uint32 v, Buffer *vmbuf, uint8 *map, XLogRecPtr *lsn)
+{
+	uint8		st;
+	Page		page;
+
+	st = visibilitymap_get_status(rel, (BlockNumber) v * CC_VM_BLOCKS, vmbuf);
+	if (!BufferIsValid(*vmbuf) || BufferGetBlockNumber(*vmbuf) != v)
+		return false;
+	LockBuffer(*vmbuf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(*vmbuf);
+	*lsn = PageGetLSN(page);
+	memcpy(map, PageGetContents(page), CC_VM_BLOCKS / 4);
+	LockBuffer(*vmbuf, BUFFER_LOCK_UNLOCK);
+	/* the first block's bit, read as visibilitymap.c reads it */
+	return ((st & VISIBILITYMAP_ALL_VISIBLE) != 0) == ((map[0] & VISIBILITYMAP_ALL_VISIBLE) != 0) &&
+		*lsn != InvalidXLogRecPtr;
+}
+
+static inline bool
+cc_vm_visible(const uint8 *map, uint32 i)
+{
+	return ((map[i >> 2] >> ((i & 3) * BITS_PER_HEAPBLOCK)) & VISIBILITYMAP_ALL_VISIBLE) != 0;
+}
+
+/* The scan is over: the entry's counters. */
+static void
+cc_note_scan(PgGpuPageScan *ps)
+{
+	CcEntry    *e;
+
+	if (ps->cc.entry < 0 || PgGpuCc == NULL)
+		return;
+	e = &PgGpuCc->e[ps->cc.entry];
+	if (pg_atomic_read_u32(&e->gen) != ps->cc.gen)
+		return;
+	pg_atomic_fetch_add_u64(&e->scans, 1);
+	if (ps->cc_blocks > 0)
+		pg_atomic_fetch_add_u64(&e->hits, 1);
+	pg_atomic_write_u64(&e->last_use, (uint64) GetCurrentTimestamp());
+}
+
 /*
  * Before the engine starts: whether the GPU can scan the relation now (not
  * under serializable isolation, an engine, a layout the kernels walk; false with
@@ -362,6 +507,13 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 	/* never hold more than a quarter of shared_buffers pinned */
 	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 	ps->chunk_pages = task->chunk_pages;
+	if (ps->remote && (ps->cc_req = cc_request(rel, snapshot, task, ps->nblocks)) != NULL)
+	{
+		/* the service's column cache, not the backend's own table cache */
+		ps->registered = true;
+		task->gather = 0;
+		return true;
+	}
 	if (ps->remote)
 	{
 		/*
@@ -410,8 +562,9 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 pg_gpu_agg *
 PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
+	ps->cc.entry = -1;
 	if (ps->remote)
-		return PgGpuServiceBegin(ps->svc, task, err);
+		return PgGpuServiceBeginCc(ps->svc, task, ps->cc_req, &ps->cc, err);
 	return pg_gpu_agg_begin(task, err);
 }
 
@@ -468,13 +621,18 @@ take_slot(PgGpuPageScan *ps, int slot, instr_time *lapt, pg_gpu_agg_slot *buf)
 	return true;
 }
 
-/* Hand the slot's npages (if any) to the engine; a chunk counted. */
+/*
+ * Hand the slot's chunk to the engine if it holds anything (work: pages, or
+ * cached blocks; npages pages) ; a chunk counted.
+ */
 static bool
-give_slot(PgGpuPageScan *ps, int slot, int npages, int nvis, instr_time *lapt)
+give_slot(PgGpuPageScan *ps, int slot, int work, int nvis, instr_time *lapt, int npages = -1)
 {
 	pg_gpu_error err;
 
-	if (npages > 0 && pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+	if (npages < 0)
+		npages = work;
+	if (work > 0 && pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
 		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 	PgGpuLap(&ps->t_pages, lapt);
 	return count_chunk(ps);
@@ -560,6 +718,7 @@ void
 PgGpuScanComplete(PgGpuPageScan *ps)
 {
 	PgGpuTableCacheDone(&ps->tc, ps->rel, true);
+	cc_note_scan(ps);
 }
 
 /* Pin the relation's pages in shared buffers and hand them to the engine. */
@@ -588,8 +747,17 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 		ps->pin_workers = 0;
 		PgGpuPinWorkersAbort(ctx);
 	}
+	/* the column cache's blocks are not pinned: the backend walks the table */
+	if (ps->pin_ctx && ps->cc.entry >= 0)
+	{
+		PgGpuPinCtx *ctx = ps->pin_ctx;
+
+		ps->pin_ctx = NULL;
+		ps->pin_workers = 0;
+		PgGpuPinWorkersAbort(ctx);
+	}
 	/* in place and big enough: let parallel workers do the pinning */
-	if (PgGpuScanStartWorkers(ps, pin_workers_min_pages, probe.capacity))
+	if (ps->cc.entry < 0 && PgGpuScanStartWorkers(ps, pin_workers_min_pages, probe.capacity))
 		return run_chunks_from_workers(ps, lapt);
 
 	if (scan_bulkread(ps))
@@ -599,17 +767,30 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 
 	reserve_pins(ps, ps->chunk_pages);
 
+	/* the column cache: the VM page of the blocks at hand, and the entry */
+	const CcEntry *ce = ps->cc.entry >= 0 ? &PgGpuCc->e[ps->cc.entry] : NULL;
+	Buffer		vmbuf = InvalidBuffer;
+	uint8	   *vm_map = ce ? (uint8 *) palloc(CC_VM_BLOCKS / 4) : NULL;
+	uint32		vm_cur = UINT32_MAX;
+	bool		vm_ok = false;
+	XLogRecPtr	vm_lsn = InvalidXLogRecPtr;
+	uint64		ent_lsn = 0;
+
 	while (blk < nblocks)
 	{
 		pg_gpu_agg_slot buf;
 		int			npages = 0;
 		int			nvis = 0;
+		int			nruns = 0;
+		int			cached = 0;
+		SvcRun	   *runs = ce ? ps->cc.runs[slot] : NULL;
 
 		if (!take_slot(ps, slot, lapt, &buf))
 			return false;
 		capacity = Min(buf.capacity, ps->chunk_pages);
 
-		for (; blk < nblocks && npages < capacity; blk++)
+		for (; blk < nblocks && npages < capacity &&
+			 !(ce && (nruns >= SVC_MAX_RUNS - 1 || cached >= SVC_RUN_BLOCKS)); blk++)
 		{
 			Buffer		b;
 			Page		page;
@@ -619,6 +800,30 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 			pg_gpu_page_ref *ref;
 
 			CHECK_FOR_INTERRUPTS();
+			if (ce)
+			{
+				uint32		v = blk / CC_VM_BLOCKS;
+
+				if (v != vm_cur)
+				{
+					vm_cur = v;
+					vm_ok = cc_read_vm(rel, v, &vmbuf, vm_map, &vm_lsn);
+					ent_lsn = cc_vm_lsn(ce, v);
+				}
+				if (vm_ok && ent_lsn == vm_lsn && cc_vm_visible(vm_map, blk - v * CC_VM_BLOCKS) &&
+					cc_bit(ce, blk))
+				{
+					/* from the cache: nothing to pin */
+					if (nruns > 0 && runs[nruns - 1].first + runs[nruns - 1].count == blk &&
+						runs[nruns - 1].first / CC_VM_BLOCKS == v)
+						runs[nruns - 1].count++;
+					else
+						runs[nruns++] = {blk, 1, vm_lsn};
+					cached++;
+					ps->cc_blocks++;
+					continue;
+				}
+			}
 			if (rb && blk + PREFETCH_AHEAD < nblocks)
 				prefetch_buffer(rb->bufs[blk + PREFETCH_AHEAD]);
 			b = pin_block(rel, blk, strategy, rb);
@@ -633,6 +838,13 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 			}
 			ref = &buf.refs[npages];
 			ref->nlp = nlp;
+			if (ce)
+			{
+				/* an all-visible page, under a VM page read before it: cache it */
+				ps->cc.blk[slot][npages] = blk;
+				ps->cc.fill_lsn[slot][npages] = stable && vm_ok ? vm_lsn : 0;
+				ps->cc_fill += stable && vm_ok;
+			}
 			PgGpuTableCacheNote(&ps->tc, blk, nlp, has_bits, stable,
 								buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS);
 			ref->vis_idx = has_bits ? nvis++ : -1;
@@ -652,12 +864,20 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 				ps->page_blk[ps->npage_blk++] = blk;
 			npages++;
 		}
-		if (!give_slot(ps, slot, npages, nvis, lapt))
+		if (ce)
+			ps->cc.nruns[slot] = nruns;
+		if (!give_slot(ps, slot, npages + (nruns > 0 ? 1 : 0), nvis, lapt, npages))
+		{
+			if (BufferIsValid(vmbuf))
+				ReleaseBuffer(vmbuf);
 			return false;
+		}
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		wait_slot(ps, i);
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
 	if (strategy)
 		FreeAccessStrategy(strategy);
 	return true;

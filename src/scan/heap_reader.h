@@ -15,6 +15,16 @@
 #include "scan/table_cache.h"
 #include "service/service.h"
 
+#include "catalog/pg_attribute.h"
+
+/*
+ * The GPU service's column cache: columns of relid that pg_gpu_cache_table
+ * wants cached besides the next scan's own (n 0: none), and whether an
+ * attribute's values can be.
+ */
+void		PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n);
+bool		PgGpuCacheableAttr(Form_pg_attribute a);
+
 /* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
 typedef struct PgGpuPageScan
 {
@@ -36,6 +46,10 @@ typedef struct PgGpuPageScan
 	int			npins[PG_GPU_AGG_SLOTS];
 	int			chunks;
 	PgGpuTableCacheScan tc;		/* the pages from GPU memory, or copied there */
+	struct CcRequest *cc_req;	/* the service's column cache asked for (NULL: not) */
+	PgGpuSvcCc	cc;				/* ... and given: entry -1 when not */
+	int64		cc_blocks;		/* blocks read from it */
+	int64		cc_fill;		/* pages handed over to be cached */
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
 	bool		pin_tried;		/* asked for pin workers */

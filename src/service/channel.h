@@ -20,6 +20,7 @@
 #include "port/atomics.h"
 
 #include "pg_gpu_engine.h"
+#include "service/colcache.h"
 
 #define SVC_CHUNK_PAGES 4096		/* pages per chunk slot */
 #define SVC_WINDOW (512 * 1024)		/* bytes of groups per answer */
@@ -92,6 +93,15 @@ typedef struct SvcChannel
 	int64		tasks;			/* begun through this channel */
 	pg_gpu_agg_task task;
 	pg_gpu_agg_result res;
+	/* SVC_BEGIN: the columnar cache asked for, and the entry given (-1: none) */
+	CcRequest	cc_req;
+	int32		cc_entry;
+	uint32		cc_gen;
+	/* per chunk: cached runs, and each page's block and fill LSN (0: no fill) */
+	int32		nruns[PG_GPU_AGG_SLOTS];
+	SvcRun		runs[PG_GPU_AGG_SLOTS][SVC_MAX_RUNS];
+	uint32		blk[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES];
+	uint64		fill_lsn[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES];
 	pg_gpu_page_ref refs[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES];
 	uint32		vis[PG_GPU_AGG_SLOTS][SVC_CHUNK_PAGES * PG_GPU_VIS_WORDS];
 	char		window[SVC_WINDOW];

@@ -525,8 +525,18 @@ PgGpuServiceClose(PgGpuSvcChannel *chan)
 pg_gpu_agg *
 PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
+	return PgGpuServiceBeginCc(on, task, NULL, NULL, err);
+}
+
+pg_gpu_agg *
+PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRequest *req,
+					PgGpuSvcCc *cc, pg_gpu_error *err)
+{
 	SvcClient  *c = (SvcClient *) on;
 	pg_gpu_agg *agg;
+
+	if (cc)
+		cc->entry = -1;
 
 	if (!PgGpuServiceTakes(task, on != NULL))
 	{
@@ -544,6 +554,13 @@ PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error
 	c->ch->task = *task;
 	c->ch->fault = pg_gpu_debug_service_fault;
 	c->ch->timeout_ms = pg_gpu_service_timeout;
+	if (req && cc)
+		c->ch->cc_req = *req;
+	else
+		c->ch->cc_req.want = 0;
+	c->ch->cc_entry = -1;
+	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+		c->ch->nruns[s] = 0;
 	/* quick (buffers allocated): not interruptible, so the channel cannot leak */
 	if (svc_request(c, SVC_BEGIN, false, err) != PG_GPU_OK)
 	{
@@ -556,6 +573,18 @@ PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, pg_gpu_error
 		svc_end(c);
 		svc_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 		return NULL;
+	}
+	if (cc && c->ch->cc_entry >= 0)
+	{
+		cc->entry = c->ch->cc_entry;
+		cc->gen = c->ch->cc_gen;
+		cc->nruns = c->ch->nruns;
+		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+		{
+			cc->runs[s] = c->ch->runs[s];
+			cc->blk[s] = c->ch->blk[s];
+			cc->fill_lsn[s] = c->ch->fill_lsn[s];
+		}
 	}
 	return agg;
 }

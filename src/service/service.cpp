@@ -78,7 +78,10 @@ void
 PgGpuServiceRequestShmem(void)
 {
 	if (pg_gpu_service)
+	{
 		RequestAddinShmemSpace(svc_shmem_size());
+		RequestAddinShmemSpace(PgGpuCcShmemSize());
+	}
 }
 
 void
@@ -89,6 +92,14 @@ PgGpuServiceShmemStartup(void)
 	if (!pg_gpu_service)
 		return;
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	{
+		void	   *cc = ShmemInitStruct("pg_gpu cache", PgGpuCcShmemSize(), &found);
+
+		if (!found)
+			PgGpuCcShmemInit(cc);
+		else
+			PgGpuCc = (CcShared *) cc;
+	}
 	PgGpuSvc = (SvcShared *) ShmemInitStruct("pg_gpu service", svc_shmem_size(), &found);
 	if (!found)
 	{
@@ -206,7 +217,7 @@ svc_inject(SvcChannel *ch, int *fault, pg_gpu_error *err)
 
 /* Start a chunk the backend handed over; false when it could not start. */
 static void
-svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
+svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, CcTaskState *cc, int s, int *fault)
 {
 	pg_gpu_agg_slot buf;
 	pg_gpu_error err;
@@ -228,6 +239,17 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, int s, int *fault)
 	}
 	memcpy(buf.refs, ch->refs[s], sizeof(pg_gpu_page_ref) * n);
 	memcpy(buf.vis, ch->vis[s], sizeof(uint32) * PG_GPU_VIS_WORDS * nv);
+	if (cc != NULL && buf.cc != NULL)
+	{
+		if (!PgGpuCcChunk(cc, &buf, n, ch->blk[s], ch->fill_lsn[s], ch->runs[s], ch->nruns[s],
+						  &err))
+			goto fail;
+	}
+	else if (ch->nruns[s] != 0)
+	{
+		svc_error(&err, PG_GPU_INVALID_TASK, "cached blocks for a task without the cache");
+		goto fail;
+	}
 	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_RUNNING);
 	if (pg_gpu_agg_submit(agg, s, n, nv, &err) != PG_GPU_OK)
 		goto fail;
@@ -245,6 +267,8 @@ fail:
 typedef struct SvcWork
 {
 	pg_gpu_agg *agg;
+	CcTaskState *cc;			/* the task's columnar cache entry, if any */
+	bool		cc_publish;		/* the task finished: its fills are kept */
 	int			fault;			/* PgGpuServiceFault the task asked for */
 	uint64		since[PG_GPU_AGG_SLOTS];	/* µs: when each running chunk started */
 	int			nks;
@@ -259,6 +283,9 @@ svc_end_task(SvcChannel *ch, SvcWork *w)
 	if (w->agg)
 		pg_gpu_agg_end(w->agg);	/* waits for the GPU */
 	w->agg = NULL;
+	PgGpuCcDetach(w->cc, w->cc_publish);
+	w->cc = NULL;
+	w->cc_publish = false;
 	for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 		pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 }
@@ -414,8 +441,13 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 		}
 	}
 	w->fault = ch->fault;
+	ch->cc_entry = -1;
+	w->cc = PgGpuCcAttach(&ch->cc_req, &ch->task, &ch->cc_entry, &ch->cc_gen);
 	if ((*agg = pg_gpu_agg_begin(&ch->task, &ch->err)) == NULL)
 	{
+		PgGpuCcDetach(w->cc, false);
+		w->cc = NULL;
+		ch->cc_entry = -1;
 		ch->status = ch->err.status;
 		return;
 	}
@@ -430,12 +462,13 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 }
 
 static void
-svc_op_finish(SvcChannel *ch, pg_gpu_agg *agg)
+svc_op_finish(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 {
 	const pg_gpu_agg_task *t = &ch->task;
 
 	if ((ch->status = pg_gpu_agg_finish(agg, &ch->res, &ch->err)) != PG_GPU_OK)
 		return;
+	w->cc_publish = (w->cc != NULL);
 	/*
 	 * Every group must fit the window, or the backend could not take it.  Only
 	 * text keys make a record longer than its fixed part, which always fits.
@@ -523,6 +556,8 @@ svc_serve(int i)
 	SvcWork    *w = new SvcWork();
 
 	w->agg = NULL;
+	w->cc = NULL;
+	w->cc_publish = false;
 	w->fault = PG_GPU_SVC_FAULT_NONE;
 	w->nks = 0;
 	/* sleeps of a few microseconds while chunks run, not the default 50 */
@@ -564,7 +599,7 @@ svc_serve(int i)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
 				{
 					w->since[s] = svc_now_us();
-					svc_start_chunk(ch, agg, s, &w->fault);
+					svc_start_chunk(ch, agg, w->cc, s, &w->fault);
 				}
 			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING)
@@ -598,7 +633,7 @@ svc_serve(int i)
 				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
 									   "no task in the GPU service (it restarted)");
 			else if (op == SVC_FINISH)
-				svc_op_finish(ch, agg);
+				svc_op_finish(ch, w, agg);
 			else if (op == SVC_GROUPS)
 				svc_op_groups(ch, agg);
 		}
@@ -778,6 +813,7 @@ pg_gpu_service_main(Datum arg)
 		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 			pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 	}
+	PgGpuCcReset();				/* the cache went with the process before */
 	svc_generation = pg_atomic_add_fetch_u32(&PgGpuSvc->generation, 1);
 
 	/* the threads, with every signal blocked (they inherit the mask) */
@@ -819,6 +855,7 @@ pg_gpu_service_main(Datum arg)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		PgGpuCcMaintain();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;

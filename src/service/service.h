@@ -71,6 +71,27 @@ pg_gpu_agg *PgGpuServiceBegin(PgGpuSvcChannel *on, const pg_gpu_agg_task *task,
 							  pg_gpu_error *err);
 
 /*
+ * The same, asking for the columnar cache (colcache.h) with req: cc gets the
+ * entry the service gave (entry -1: none) and where each chunk's cached runs,
+ * blocks and fill LSNs go (the channel's arrays, per slot).
+ */
+struct CcRequest;
+struct SvcRun;
+typedef struct PgGpuSvcCc
+{
+	int			entry;
+	uint32		gen;
+	int32	   *nruns;
+	struct SvcRun *runs[PG_GPU_AGG_SLOTS];
+	uint32	   *blk[PG_GPU_AGG_SLOTS];
+	uint64	   *fill_lsn[PG_GPU_AGG_SLOTS];
+} PgGpuSvcCc;
+
+pg_gpu_agg *PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task,
+								const struct CcRequest *req, PgGpuSvcCc *cc,
+								pg_gpu_error *err);
+
+/*
  * Key sets of a held channel: the keys of the collect task that finished on it,
  * or keys sent from here (as pg_gpu_keyset_build takes them).  *ref gets the
  * set's reference for a task's sets[] (its has_null and nonempty kept).
