@@ -383,6 +383,19 @@ PgGpuCcAttach(const CcRequest *req, pg_gpu_agg_task *task, int *entry, uint32 *g
 	}
 	if (i < 0)
 	{
+		/*
+		 * An entry of the same table under an older relfilenode (TRUNCATE,
+		 * VACUUM FULL, a rewrite) is never read again: it goes now, if idle.
+		 */
+		for (int k = 0; k < CC_ENTRIES; k++)
+		{
+			CcEntry    *o = &PgGpuCc->e[k];
+
+			if (pg_atomic_read_u32(&o->state) == CC_LIVE && o->key.db == req->key.db &&
+				o->key.relid == req->key.relid && o->key.emulate == req->key.emulate &&
+				cc_host[k].readers == 0)
+				cc_drop_entry(k);
+		}
 		/* columns sorted by attribute, as deform_tuple walks them */
 		for (int a = 1; a < want.ncols; a++)
 			for (int b = a; b > 0 && want.cols[b - 1].attidx > want.cols[b].attidx; b--)

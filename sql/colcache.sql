@@ -1,0 +1,178 @@
+--
+-- The GPU service's column cache (issue 21): columns deformed once from
+-- all-visible pages, kept for every session, read per block while the
+-- visibility map shows the block unchanged.  Every answer is PostgreSQL's:
+-- after INSERT, UPDATE, DELETE, ROLLBACK, savepoints, VACUUM, TRUNCATE,
+-- VACUUM FULL, a rewriting ALTER TABLE, in a second database, and a role
+-- without SELECT gets PostgreSQL's error.  Emulated (the service runs the
+-- engine on the CPU), so the bookkeeping is the same as on a GPU.
+--
+SET max_parallel_workers_per_gather = 0;
+SET pg_gpu.table_cache_size = 0;
+CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
+INSERT INTO cc SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END, i * 7, i * 0.25, 's' || i
+  FROM generate_series(1, 100000) i;
+VACUUM ANALYZE cc;
+-- where a query's blocks came from: "N blocks from cache, M from pages (K to cache)"
+CREATE FUNCTION cc_line(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l LIKE '%GPU Cache:%' THEN RETURN regexp_replace(l, '^\s*GPU Cache: ', ''); END IF;
+  END LOOP;
+  RETURN 'no cache';
+END $$;
+CREATE VIEW cc_q AS SELECT 'SELECT count(*), sum(v), min(id), max(id), avg(f), sum(g) FROM cc'::text AS q;
+SET pg_gpu.emulate_gpu = on;
+SELECT pg_gpu_cache_table('cc', ARRAY['id', 'g', 'v', 'f']) = relpages AS all_cached
+  FROM pg_class WHERE relname = 'cc';
+SELECT "table", columns, blocks > 0 AS has_blocks, emulated FROM pg_gpu_cache WHERE "table" = 'cc'::regclass;
+SET pg_gpu.force = on;
+SELECT cc_line(q) FROM cc_q;
+
+-- 1. as loaded
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 2. INSERT: the new blocks, and the block that took rows, come from pages
+INSERT INTO cc SELECT i, i % 1000, i * 7, i * 0.25, 'n' || i FROM generate_series(100001, 101000) i;
+SELECT cc_line(q) FROM cc_q;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 3. UPDATE and DELETE in the middle of the table
+UPDATE cc SET v = v + 1 WHERE id BETWEEN 40000 AND 40100;
+DELETE FROM cc WHERE id BETWEEN 70000 AND 70500;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 4. a transaction that changes rows sees them, and after ROLLBACK nobody does
+BEGIN;
+UPDATE cc SET v = 0 WHERE id <= 20000;
+SET LOCAL pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET LOCAL pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+ROLLBACK;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 5. savepoints
+BEGIN;
+SAVEPOINT a;
+DELETE FROM cc WHERE id % 3 = 0;
+SET LOCAL pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET LOCAL pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+ROLLBACK TO SAVEPOINT a;
+SET LOCAL pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET LOCAL pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+COMMIT;
+
+-- 6. VACUUM marks the changed blocks all-visible again: the VM pages' LSNs move,
+--    their blocks are read from pages and cached again, then come from the cache
+VACUUM cc;
+SELECT cc_line(q) FROM cc_q;
+SELECT cc_line(q) FROM cc_q;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 7. TRUNCATE, VACUUM FULL, a rewriting ALTER TABLE: a new relfilenode each
+BEGIN;
+TRUNCATE cc;
+INSERT INTO cc SELECT i, i % 100, -i, i * 0.5, 't' || i FROM generate_series(1, 30000) i;
+COMMIT;
+VACUUM cc;
+SELECT cc_line(q) FROM cc_q;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+DELETE FROM cc WHERE id > 20000;
+VACUUM FULL cc;
+VACUUM cc;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+ALTER TABLE cc ALTER COLUMN g TYPE int8;
+VACUUM cc;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+SELECT cc_line(q) FROM cc_q;
+
+-- 8. a role without SELECT on the table gets PostgreSQL's error, cache or not
+CREATE ROLE cc_nobody;
+GRANT SELECT ON cc_q TO cc_nobody;
+SET ROLE cc_nobody;
+SELECT count(*) FROM cc;
+SELECT pg_gpu_cache_table('cc');
+SELECT pg_gpu_uncache('cc');
+RESET ROLE;
+
+-- 9. tables that are never cached: text columns only, unlogged tables
+CREATE UNLOGGED TABLE cc_u AS SELECT i AS id FROM generate_series(1, 1000) i;
+VACUUM cc_u;
+SELECT pg_gpu_cache_table('cc_u');
+SELECT pg_gpu_cache_table('cc', ARRAY['s']);
+SELECT pg_gpu_cache_table('cc', ARRAY['nope']);
+
+-- 10. a second database: its own entry for a table of the same name
+\set regdb :DBNAME
+CREATE DATABASE cc_other;
+\c cc_other
+SET max_parallel_workers_per_gather = 0;
+CREATE EXTENSION pg_gpu;
+CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
+INSERT INTO cc SELECT i, i % 10, i, i, 'o' FROM generate_series(1, 5000) i;
+VACUUM cc;
+SET pg_gpu.emulate_gpu = on;
+SELECT pg_gpu_cache_table('cc') > 0 AS cached;
+SET pg_gpu.force = on;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+SELECT count(*) AS entries, count(DISTINCT database) AS databases
+  FROM pg_gpu_cache WHERE database IN (current_database(), :'regdb');
+\c :regdb
+DROP DATABASE cc_other;
+SET max_parallel_workers_per_gather = 0;
+SET pg_gpu.emulate_gpu = on;
+SET pg_gpu.force = on;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_q.sql
+
+-- 11. pg_gpu_uncache drops the table's entry; the next scan caches it again
+SELECT pg_gpu_uncache('cc');
+SELECT count(*) AS left FROM pg_gpu_cache WHERE "table" = 'cc'::regclass;
+SET pg_gpu.use_cache = off;
+SELECT cc_line(q) FROM cc_q;
+RESET pg_gpu.use_cache;
+SELECT cc_line(q) FROM cc_q;
+SELECT cc_line(q) FROM cc_q;
+
+RESET pg_gpu.enabled;
+RESET pg_gpu.force;
+RESET pg_gpu.emulate_gpu;
+DROP VIEW cc_q;
+DROP FUNCTION cc_line(text);
+DROP TABLE cc, cc_u;
+DROP ROLE cc_nobody;
