@@ -74,7 +74,8 @@ if [ -n "${CONN:-}" ]; then
   tail -30 "$OUT/connections.log"
 fi
 if [ $# -gt 0 ]; then
-  python3 bench/bench.py --out "$OUT" "$@" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
+  # after a baseline, the same tables (the baseline built them)
+  python3 bench/bench.py --out "$OUT" "$@" ${BASE_CONF:+--skip-build} > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
   cat "$OUT/bench.log" | tail -40
 fi
 cp /tmp/pg.log "$OUT/pg.log" 2>/dev/null
