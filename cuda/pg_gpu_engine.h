@@ -410,6 +410,7 @@ typedef struct pg_gpu_page_ref
  * addresses, or host ones when emulated.
  */
 #define PG_GPU_CC_MAX_COLS 16
+#define PG_GPU_CC_MAX_RANGES 32768	/* cached row ranges a chunk carries */
 
 typedef struct pg_gpu_cc_seg
 {
@@ -448,7 +449,7 @@ typedef struct pg_gpu_cc_range
 typedef struct pg_gpu_cc_chunk
 {
 	int32_t		nranges;
-	pg_gpu_cc_range *ranges;	/* host, capacity entries */
+	pg_gpu_cc_range *ranges;	/* host, PG_GPU_CC_MAX_RANGES + 1 entries */
 	uint64_t	fill_seg;		/* 0: no fill */
 	uint64_t	fill_rows;
 	const pg_gpu_cc_layout *fill_layout;

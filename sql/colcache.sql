@@ -148,8 +148,9 @@ SET pg_gpu.enabled = off;
 \i sql/include/colcache_q.sql
 SET pg_gpu.enabled = on;
 \i sql/include/colcache_q.sql
-SELECT count(*) AS entries, count(DISTINCT database) AS databases
-  FROM pg_gpu_cache WHERE database IN (current_database(), :'regdb');
+SELECT count(*) FILTER (WHERE database = current_database() AND "table"::text = 'cc') AS here,
+       count(*) FILTER (WHERE database = :'regdb') > 0 AS there
+  FROM pg_gpu_cache;
 \c :regdb
 DROP DATABASE cc_other;
 SET max_parallel_workers_per_gather = 0;

@@ -5,6 +5,8 @@
 --
 SET extra_float_digits = 0;
 SET max_parallel_workers_per_gather = 0;
+-- the backend's own table cache, not the GPU service's column cache
+SET pg_gpu.use_cache = off;
 -- VACUUM marks a page all-visible only once its rows' commit hint bits are set,
 -- which waits for the commit's WAL to be flushed: commit synchronously
 SET synchronous_commit = on;

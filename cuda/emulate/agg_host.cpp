@@ -595,7 +595,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 			h->staging[s].resize((size_t) h->capacity * PG_GPU_BLCKSZ);
 		if (task->cc)
 		{
-			h->ranges[s].resize(h->capacity + 1);
+			h->ranges[s].resize(PG_GPU_CC_MAX_RANGES + 1);
 			h->fill_row[s].resize(h->capacity);
 			h->cc[s].ranges = h->ranges[s].data();
 			h->cc[s].fill_row = h->fill_row[s].data();
@@ -644,7 +644,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	pg_gpu_cc_chunk &cc = h->cc[slot];
 	pg_gpu_cc_seg hdr = {};
 
-	if (h->task.cc && (cc.nranges < 0 || cc.nranges > h->capacity ||
+	if (h->task.cc && (cc.nranges < 0 || cc.nranges > PG_GPU_CC_MAX_RANGES ||
 					   (h->task.nkeys > 0 && (h->task.sort || h->task.collect))))
 		return host_error(err, PG_GPU_INVALID_TASK, "bad cached rows for the task");
 	if (h->task.cc && cc.fill_seg)

@@ -111,11 +111,11 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 			return st;
 		s.d_err = (int *) (s.d_rows + 1);
 		if (t.cc &&
-			((st = pinned_alloc(sizeof(pg_gpu_cc_range) * (agg->capacity + 1),
+			((st = pinned_alloc(sizeof(pg_gpu_cc_range) * (PG_GPU_CC_MAX_RANGES + 1),
 								(void **) &s.h_ranges, err)) != PG_GPU_OK ||
 			 (st = pinned_alloc(sizeof(uint64_t) * agg->capacity,
 								(void **) &s.h_fill_row, err)) != PG_GPU_OK ||
-			 (st = device_alloc(sizeof(pg_gpu_cc_range) * (agg->capacity + 1),
+			 (st = device_alloc(sizeof(pg_gpu_cc_range) * (PG_GPU_CC_MAX_RANGES + 1),
 								(void **) &s.d_ranges, err)) != PG_GPU_OK ||
 			 (st = device_alloc(sizeof(uint64_t) * agg->capacity,
 								(void **) &s.d_fill_row, err)) != PG_GPU_OK))
@@ -267,7 +267,7 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 
 	if (agg->task.cc)
 	{
-		if (!agg->op->launch_ranges || cc.nranges < 0 || cc.nranges > agg->capacity)
+		if (!agg->op->launch_ranges || cc.nranges < 0 || cc.nranges > PG_GPU_CC_MAX_RANGES)
 			return set_error(err, PG_GPU_INVALID_TASK, "bad cached rows for the task");
 		/* pages being filled go last: their rows are read from the new segment */
 		if (cc.fill_seg)

@@ -99,6 +99,11 @@ group_rows_kernel(const Src chunk, const __grid_constant__ pg_gpu_agg_task task,
 		}
 	});
 
+	/*
+	 * Every thread's rows are in the shared table before it is merged (the
+	 * page walk syncs after each step; the cached rows' walk does not).
+	 */
+	__syncthreads();
 	/* merge the block's shared table into the global one */
 	for (int i = tid; i < smem_cap; i += group_policy::threads)
 	{

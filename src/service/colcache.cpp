@@ -478,7 +478,7 @@ PgGpuCcChunk(CcTaskState *ts, pg_gpu_agg_slot *buf, int npages, const uint32 *bl
 				prev->nrows += r1 - r0;
 			else
 			{
-				if (cc->nranges >= buf->capacity)
+				if (cc->nranges >= PG_GPU_CC_MAX_RANGES)
 					return cc_fail(err, "too many cached ranges in one chunk");
 				cc->ranges[cc->nranges++] = {h.segs[s].addr, r0, r1 - r0};
 			}
