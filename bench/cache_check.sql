@@ -1,10 +1,13 @@
 -- The column cache on the GPU: grouped and plain answers with pg_gpu off, then
 -- forced twice (the first scan fills the cache, the second reads it).
 SET max_parallel_workers_per_gather = 0;
+SET synchronous_commit = on;
 DROP TABLE IF EXISTS ccx;
 CREATE TABLE ccx AS SELECT i AS id, i % 1000 AS g, (i * 7)::int8 AS v, i * 0.25 AS f
   FROM generate_series(1, 5000000) i;
+SELECT pg_sleep(0.5);
 VACUUM ANALYZE ccx;
+SELECT relallvisible = relpages AS all_visible FROM pg_class WHERE relname = 'ccx';
 SET pg_gpu.enabled = off;
 CREATE TEMP TABLE want AS SELECT g % 37 AS k, count(*) AS n, sum(v) AS s, min(f) AS m FROM ccx GROUP BY 1;
 CREATE TEMP TABLE want1 AS SELECT count(*) AS n, sum(v) AS s, avg(f) AS a FROM ccx WHERE id % 3 = 0;

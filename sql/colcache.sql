@@ -9,6 +9,8 @@
 --
 SET max_parallel_workers_per_gather = 0;
 SET pg_gpu.table_cache_size = 0;
+-- VACUUM marks a page all-visible only once its inserts' commits are flushed
+SET synchronous_commit = on;
 CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
 INSERT INTO cc SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END, i * 7, i * 0.25, 's' || i
   FROM generate_series(1, 100000) i;
@@ -137,6 +139,7 @@ SELECT pg_gpu_cache_table('cc', ARRAY['nope']);
 CREATE DATABASE cc_other;
 \c cc_other
 SET max_parallel_workers_per_gather = 0;
+SET synchronous_commit = on;
 CREATE EXTENSION pg_gpu;
 CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
 INSERT INTO cc SELECT i, i % 10, i, i, 'o' FROM generate_series(1, 5000) i;
