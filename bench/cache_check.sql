@@ -3,7 +3,7 @@
 SET max_parallel_workers_per_gather = 0;
 SET synchronous_commit = on;
 DROP TABLE IF EXISTS ccx;
-CREATE TABLE ccx AS SELECT i AS id, i % 1000 AS g, (i * 7)::int8 AS v, i * 0.25 AS f
+CREATE TABLE ccx AS SELECT i AS id, i % 1000 AS g, (i * 7)::int8 AS v, (i * 0.25)::float8 AS f
   FROM generate_series(1, 5000000) i;
 SELECT pg_sleep(0.5);
 VACUUM ANALYZE ccx;
