@@ -448,6 +448,21 @@ cc_vm_visible(const uint8 *map, uint32 i)
 	return ((map[i >> 2] >> ((i & 3) * BITS_PER_HEAPBLOCK)) & VISIBILITYMAP_ALL_VISIBLE) != 0;
 }
 
+/* Whether the 64 blocks of the 16 VM bytes at map are all all-visible. */
+static inline bool
+cc_vm_visible64(const uint8 *map)
+{
+	uint64		a,
+				b;
+	const uint64 all = UINT64CONST(0x5555555555555555);	/* every ALL_VISIBLE bit */
+
+	StaticAssertStmt(VISIBILITYMAP_ALL_VISIBLE == 1 && BITS_PER_HEAPBLOCK == 2,
+					 "the VM's layout as this file reads it");
+	memcpy(&a, map, 8);
+	memcpy(&b, map + 8, 8);
+	return (a & all) == all && (b & all) == all;
+}
+
 /* The scan is over: the entry's counters. */
 static void
 cc_note_scan(PgGpuPageScan *ps)
@@ -810,17 +825,31 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 					vm_ok = cc_read_vm(rel, v, &vmbuf, vm_map, &vm_lsn);
 					ent_lsn = cc_vm_lsn(ce, v);
 				}
-				if (vm_ok && ent_lsn == vm_lsn && cc_vm_visible(vm_map, blk - v * CC_VM_BLOCKS) &&
-					cc_bit(ce, blk))
+				uint32		n = 0;	/* blocks from the cache, from blk on */
+
+				if (vm_ok && ent_lsn == vm_lsn)
+				{
+					uint32		i = blk - v * CC_VM_BLOCKS;
+
+					/* 64 at a time: one word of the entry's bits, 16 bytes of the VM */
+					if (blk % 64 == 0 && i + 64 <= CC_VM_BLOCKS && blk + 64 <= nblocks &&
+						cached + 64 <= SVC_RUN_BLOCKS && cc_bits64(ce, blk) == ~(uint64) 0 &&
+						cc_vm_visible64(vm_map + i / 4))
+						n = 64;
+					else if (cc_vm_visible(vm_map, i) && cc_bit(ce, blk))
+						n = 1;
+				}
+				if (n > 0)
 				{
 					/* from the cache: nothing to pin */
 					if (nruns > 0 && runs[nruns - 1].first + runs[nruns - 1].count == blk &&
 						runs[nruns - 1].first / CC_VM_BLOCKS == v)
-						runs[nruns - 1].count++;
+						runs[nruns - 1].count += n;
 					else
-						runs[nruns++] = {blk, 1, vm_lsn};
-					cached++;
-					ps->cc_blocks++;
+						runs[nruns++] = {blk, n, vm_lsn};
+					cached += n;
+					ps->cc_blocks += n;
+					blk += n - 1;	/* the loop adds the last one */
 					continue;
 				}
 			}

@@ -309,6 +309,7 @@ cc_create(const CcRequest *req, const pg_gpu_cc_layout *want)
 	e->key = req->key;
 	e->layout = *want;
 	e->cap_blocks = cap;
+	Assert(bit_off % 64 == 0);
 	e->bit_off = bit_off;
 	e->lsn_off = lsn_off;
 	e->nvm = nvm;

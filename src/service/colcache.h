@@ -104,6 +104,13 @@ cc_bit(const CcEntry *e, uint32 blk)
 		((pg_atomic_read_u64(&PgGpuCc->bits[b / 64]) >> (b % 64)) & 1) != 0;
 }
 
+/* The entry's bits of blocks blk .. blk + 63 (blk a multiple of 64, below cap). */
+static inline uint64
+cc_bits64(const CcEntry *e, uint32 blk)
+{
+	return blk + 64 <= e->cap_blocks ? pg_atomic_read_u64(&PgGpuCc->bits[(e->bit_off + blk) / 64]) : 0;
+}
+
 static inline uint64
 cc_vm_lsn(const CcEntry *e, uint32 v)
 {
