@@ -212,7 +212,7 @@ PgGpuDefineGucs(void)
 							 &pg_gpu_service, true,
 							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.service_tasks",
-							"GPU tasks the service runs at once (one channel of about 1.2 MB "
+							"GPU tasks the service runs at once (one channel of about 1.4 MB "
 							"of shared memory each).",
 							"A task that finds every channel in use waits for one, up to 10 s, "
 							"then runs on PostgreSQL's plan.",

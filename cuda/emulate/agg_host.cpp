@@ -439,34 +439,33 @@ static int
 group_row(host_agg *h, const Row &row, str_arena &ar, str_arena &lar)
 {
 	const pg_gpu_agg_task &t = h->task;
+
+	pval		in[PG_GPU_MAX_AGG_COLS];
+	pval		keys[PG_GPU_MAX_KEYS];
+	group_key	gk;
+	int			r = eval_row(row, t, in, keys);
+
+	if (r != TUP_OK)
+		return r < 0 ? r : 0;
+	row_key(t, keys, gk);
+	uint64_t	hash = key_hash(gk.w, t.nkeys);
+	int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, gk,
+											 hash, &h->local_fill, kLocalCap / 2, nullptr,
+											 &lar);
+	uint64_t   *e;
+
+	if (ix >= 0)
+		e = &h->local[ix * h->L.words];
+	else
 	{
-		pval		in[PG_GPU_MAX_AGG_COLS];
-		pval		keys[PG_GPU_MAX_KEYS];
-		group_key	gk;
-		int			r = eval_row(row, t, in, keys);
-
-		if (r != TUP_OK)
-			return r < 0 ? r : 0;
-		row_key(t, keys, gk);
-		uint64_t	hash = key_hash(gk.w, t.nkeys);
-		int64_t		ix = group_find<HostAtomics>(h->local.data(), kLocalCap - 1, t, h->L, gk,
-												 hash, &h->local_fill, kLocalCap / 2, nullptr,
-												 &lar);
-		uint64_t   *e;
-
-		if (ix >= 0)
-			e = &h->local[ix * h->L.words];
-		else
-		{
-			ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, gk, hash,
-										 nullptr, 0, &h->inserted, &ar);
-			if (ix < 0)
-				return (int) TUP_BAD;
-			e = &h->tab[ix * h->L.words];
-		}
-		group_accum<HostAtomics>(e, t, h->L, in);
-		return 1;
+		ix = group_find<HostAtomics>(h->tab.data(), h->cap - 1, t, h->L, gk, hash,
+									 nullptr, 0, &h->inserted, &ar);
+		if (ix < 0)
+			return (int) TUP_BAD;
+		e = &h->tab[ix * h->L.words];
 	}
+	group_accum<HostAtomics>(e, t, h->L, in);
+	return 1;
 }
 
 /* One grouped page; returns passing rows or a negative TUP_* code. */
@@ -645,7 +644,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	pg_gpu_cc_seg hdr = {};
 
 	if (h->task.cc && (cc.nranges < 0 || cc.nranges > PG_GPU_CC_MAX_RANGES ||
-					   (h->task.nkeys > 0 && (h->task.sort || h->task.collect))))
+					   h->task.sort || h->task.collect))
 		return host_error(err, PG_GPU_INVALID_TASK, "bad cached rows for the task");
 	if (h->task.cc && cc.fill_seg)
 	{

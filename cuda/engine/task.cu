@@ -15,6 +15,8 @@
  */
 #include <string.h>
 
+#include <algorithm>
+
 #include <new>
 
 #include "engine/task.cuh"
@@ -224,27 +226,20 @@ sync_slots(gpu_agg *agg, pg_gpu_error *err)
 static int
 cc_partition(pg_gpu_page_ref *refs, uint64_t *fill_row, int npages)
 {
-	std::vector<pg_gpu_page_ref> r2;
-	std::vector<uint64_t> f2;
-	int			k = 0;
+	std::vector<std::pair<pg_gpu_page_ref, uint64_t>> v(npages);
 
 	for (int p = 0; p < npages; p++)
-		if (fill_row[p] == UINT64_MAX)
-		{
-			refs[k] = refs[p];
-			fill_row[k++] = UINT64_MAX;
-		}
-		else
-		{
-			r2.push_back(refs[p]);
-			f2.push_back(fill_row[p]);
-		}
-	for (size_t i = 0; i < r2.size(); i++)
+		v[p] = {refs[p], fill_row[p]};
+	auto		mid = std::stable_partition(v.begin(), v.end(), [](const auto &x) {
+		return x.second == UINT64_MAX;
+	});
+
+	for (int p = 0; p < npages; p++)
 	{
-		refs[k + i] = r2[i];
-		fill_row[k + i] = f2[i];
+		refs[p] = v[p].first;
+		fill_row[p] = v[p].second;
 	}
-	return k;
+	return (int) (mid - v.begin());
 }
 
 /* pg_gpu_agg_submit has passed over empty chunks. */
@@ -272,14 +267,14 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 		/* pages being filled go last: their rows are read from the new segment */
 		if (cc.fill_seg)
 			nplain = cc_partition(s.h_refs, cc.fill_row, npages);
-		for (int i = 0; i < cc.nranges; i++)
-			cc_rows += cc.ranges[i].nrows;
 		if (cc.fill_seg && nplain < npages)
 			cc.ranges[cc.nranges++] = {cc.fill_seg, 0, cc.fill_rows};
 		else
 			cc.fill_seg = 0;
+		for (int i = 0; i < cc.nranges; i++)
+			cc_rows += cc.ranges[i].nrows;
 	}
-	tuples = cc_rows + (cc.fill_seg ? cc.fill_rows : 0);
+	tuples = cc_rows;
 	for (int p = 0; !agg->plain && p < nplain; p++)
 		tuples += s.h_refs[p].nlp;
 	if (agg->op->reserve && (st = agg->op->reserve(agg, tuples, npages, err)) != PG_GPU_OK)
@@ -322,7 +317,6 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 										sizeof(uint64_t) * (npages - nplain),
 										cudaMemcpyHostToDevice, s.stream));
 		cc_fill_async(agg, s, f, cc, s.stream);
-		cc_rows += cc.fill_rows;
 	}
 	if (cc.nranges > 0)
 	{

@@ -51,7 +51,7 @@ struct chunk_slot
 	pg_gpu_col_state *d_partials = nullptr;		/* max_blocks * ncols */
 	/* task.cc: the chunk's cache part (pg_gpu_agg_slot.cc) and its copies */
 	pg_gpu_cc_chunk cc = {};
-	pg_gpu_cc_range *h_ranges = nullptr;	/* pinned, capacity + 1 */
+	pg_gpu_cc_range *h_ranges = nullptr;	/* pinned, PG_GPU_CC_MAX_RANGES + 1 */
 	uint64_t   *h_fill_row = nullptr;	/* pinned, capacity */
 	pg_gpu_cc_range *d_ranges = nullptr;
 	uint64_t   *d_fill_row = nullptr;

@@ -56,47 +56,45 @@ group_rows_kernel(const Src chunk, const __grid_constant__ pg_gpu_agg_task task,
 	__syncthreads();
 
 	walk_rows<T, group_policy::pages>(chunk, pages, err, [&](const auto &row) {
+		pval		in[PG_GPU_MAX_AGG_COLS];
+		pval		keys[PG_GPU_MAX_KEYS];
+		group_key	gk;
+		int			r = eval_row(row, task, in, keys);
+
+		if (r < 0)
 		{
-			pval		in[PG_GPU_MAX_AGG_COLS];
-			pval		keys[PG_GPU_MAX_KEYS];
-			group_key	gk;
-			int			r = eval_row(row, task, in, keys);
+			atomicCAS(err, 0, tup_status(r));
+			return;
+		}
+		if (r == TUP_SKIP)
+			return;
+		row_key(task, keys, gk);
+		uint64_t	h = key_hash(gk.w, task.nkeys);
+		int64_t		ix = -1;
+		uint64_t   *e = nullptr;
 
-			if (r < 0)
-			{
-				atomicCAS(err, 0, tup_status(r));
-				return;
-			}
-			if (r == TUP_SKIP)
-				return;
-			row_key(task, keys, gk);
-			uint64_t	h = key_hash(gk.w, task.nkeys);
-			int64_t		ix = -1;
-			uint64_t   *e = nullptr;
-
-			if (smem_cap > 0)
-			{
-				ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, gk, h,
-											&sfill, (uint64_t) smem_cap / 2, nullptr, &sar);
-				if (ix >= 0)
-					e = stab + ix * L.words;
-				else
-					ix = -1;	/* full, or no room for the key's text: global */
-			}
+		if (smem_cap > 0)
+		{
+			ix = group_find<DevAtomics>(stab, (uint64_t) smem_cap - 1, task, L, gk, h,
+										&sfill, (uint64_t) smem_cap / 2, nullptr, &sar);
+			if (ix >= 0)
+				e = stab + ix * L.words;
+			else
+				ix = -1;	/* full, or no room for the key's text: global */
+		}
+		if (ix < 0)
+		{
+			ix = group_find<DevAtomics>(tab, mask, task, L, gk, h, nullptr, 0, inserted,
+										&ar);
 			if (ix < 0)
 			{
-				ix = group_find<DevAtomics>(tab, mask, task, L, gk, h, nullptr, 0, inserted,
-											&ar);
-				if (ix < 0)
-				{
-					atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
-					return;
-				}
-				e = tab + ix * L.words;
+				atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+				return;
 			}
-			group_accum<DevAtomics>(e, task, L, in);
-			nrows++;
+			e = tab + ix * L.words;
 		}
+		group_accum<DevAtomics>(e, task, L, in);
+		nrows++;
 	});
 
 	/*

@@ -637,17 +637,16 @@ take_slot(PgGpuPageScan *ps, int slot, instr_time *lapt, pg_gpu_agg_slot *buf)
 }
 
 /*
- * Hand the slot's chunk to the engine if it holds anything (work: pages, or
- * cached blocks; npages pages) ; a chunk counted.
+ * Hand the slot's npages to the engine if it holds anything (pages, or runs of
+ * the column cache's blocks); a chunk counted.
  */
 static bool
-give_slot(PgGpuPageScan *ps, int slot, int work, int nvis, instr_time *lapt, int npages = -1)
+give_slot(PgGpuPageScan *ps, int slot, int npages, int nvis, instr_time *lapt, int nruns = 0)
 {
 	pg_gpu_error err;
 
-	if (npages < 0)
-		npages = work;
-	if (work > 0 && pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
+	if ((npages > 0 || nruns > 0) &&
+		pg_gpu_agg_submit(ps->agg, slot, npages, nvis, &err) != PG_GPU_OK)
 		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 	PgGpuLap(&ps->t_pages, lapt);
 	return count_chunk(ps);
@@ -895,7 +894,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 		}
 		if (ce)
 			ps->cc.nruns[slot] = nruns;
-		if (!give_slot(ps, slot, npages + (nruns > 0 ? 1 : 0), nvis, lapt, npages))
+		if (!give_slot(ps, slot, npages, nvis, lapt, nruns))
 		{
 			if (BufferIsValid(vmbuf))
 				ReleaseBuffer(vmbuf);

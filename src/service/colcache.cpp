@@ -181,6 +181,16 @@ cc_drop_seg(int i, int s)
 	g = CcSeg();
 }
 
+/* An entry's bits and VM LSNs in the shared pools, cleared. */
+static void
+cc_clear_pools(const CcEntry *e)
+{
+	for (uint32 b = 0; b < e->cap_blocks; b += 64)
+		pg_atomic_write_u64(&PgGpuCc->bits[(e->bit_off + b) / 64], 0);
+	for (uint32 v = 0; v < e->nvm; v++)
+		pg_atomic_write_u64(&PgGpuCc->lsn[e->lsn_off + v], 0);
+}
+
 static void
 cc_drop_entry(int i)
 {
@@ -192,10 +202,7 @@ cc_drop_entry(int i)
 		cc_drop_seg(i, (int) s);
 	for (auto &g : h.garbage)
 		pg_gpu_cache_free(g.first, e->key.emulate);
-	for (uint32 b = 0; b < e->cap_blocks; b += 64)
-		pg_atomic_write_u64(&PgGpuCc->bits[(e->bit_off + b) / 64], 0);
-	for (uint32 v = 0; v < e->nvm; v++)
-		pg_atomic_write_u64(&PgGpuCc->lsn[e->lsn_off + v], 0);
+	cc_clear_pools(e);
 	h = CcHost();
 	pg_atomic_write_u64(&e->blocks, 0);
 	pg_atomic_write_u32(&e->drop, 0);
@@ -318,10 +325,7 @@ cc_create(const CcRequest *req, const pg_gpu_cc_layout *want)
 	pg_atomic_write_u64(&e->scans, 0);
 	pg_atomic_write_u64(&e->hits, 0);
 	pg_atomic_write_u32(&e->drop, 0);
-	for (uint32 b = 0; b < cap; b += 64)
-		pg_atomic_write_u64(&PgGpuCc->bits[(bit_off + b) / 64], 0);
-	for (uint32 v = 0; v < nvm; v++)
-		pg_atomic_write_u64(&PgGpuCc->lsn[lsn_off + v], 0);
+	cc_clear_pools(e);
 	h = CcHost();
 	h.seg_of.assign(cap, -1);
 	h.row_of.assign(cap, 0);
