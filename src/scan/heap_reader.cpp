@@ -524,7 +524,14 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 	ps->chunk_pages = task->chunk_pages;
 	if (ps->remote && (ps->cc_req = cc_request(rel, snapshot, task, ps->nblocks)) != NULL)
 	{
-		/* the service's column cache, not the backend's own table cache */
+		/*
+		 * The service's column cache, not the backend's own table cache.  A
+		 * grouped task's hash table is sized for every row of a chunk being a
+		 * new group (engine/task.cu's reserve): its cached chunks hold no more
+		 * blocks than a chunk of pages.  With 32,768, 16 clients' grouped
+		 * tasks kept 50 GB in the service's pool (7 GB reading pages).
+		 */
+		ps->cc_run_blocks = task->nkeys > 0 ? Min(ps->chunk_pages, SVC_RUN_BLOCKS) : SVC_RUN_BLOCKS;
 		ps->registered = true;
 		task->gather = 0;
 		return true;
@@ -804,7 +811,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 		capacity = Min(buf.capacity, ps->chunk_pages);
 
 		for (; blk < nblocks && npages < capacity &&
-			 !(ce && (nruns >= SVC_MAX_RUNS - 1 || cached >= SVC_RUN_BLOCKS)); blk++)
+			 !(ce && (nruns >= SVC_MAX_RUNS - 1 || cached >= ps->cc_run_blocks)); blk++)
 		{
 			Buffer		b;
 			Page		page;
@@ -832,7 +839,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 
 					/* 64 at a time: one word of the entry's bits, 16 bytes of the VM */
 					if (blk % 64 == 0 && i + 64 <= CC_VM_BLOCKS && blk + 64 <= nblocks &&
-						cached + 64 <= SVC_RUN_BLOCKS && cc_bits64(ce, blk) == ~(uint64) 0 &&
+						cached + 64 <= ps->cc_run_blocks && cc_bits64(ce, blk) == ~(uint64) 0 &&
 						cc_vm_visible64(vm_map + i / 4))
 						n = 64;
 					else if (cc_vm_visible(vm_map, i) && cc_bit(ce, blk))

@@ -50,6 +50,7 @@ typedef struct PgGpuPageScan
 	PgGpuSvcCc	cc;				/* ... and given: entry -1 when not */
 	int64		cc_blocks;		/* blocks read from it */
 	int64		cc_fill;		/* pages handed over to be cached */
+	int			cc_run_blocks;	/* cached blocks a chunk carries at most */
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
 	bool		pin_tried;		/* asked for pin workers */
