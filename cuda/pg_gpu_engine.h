@@ -643,6 +643,8 @@ pg_gpu_status pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_err
 /* Distinct keys in the set. */
 uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
 
+#define PG_GPU_MAX_PAYLOAD 8		/* payload columns of one key set */
+
 /*
  * Attach a payload to the set of n keys (a star join's dimension columns):
  * ncols columns of n words (vals[c * n + i] for key i, in the order the keys

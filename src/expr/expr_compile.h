@@ -196,7 +196,6 @@ typedef struct PgGpuSetTest
  * ordinal of the first row with an equal value): only a GROUP BY key may read
  * them (PgGpuCompilePayloadCode), and the executor decodes them.
  */
-#define PG_GPU_MAX_PAYLOAD 8		/* payload columns of one key set */
 
 typedef struct PgGpuPayloadVar
 {

@@ -228,8 +228,8 @@ full:
  * answers that).
  */
 static bool
-payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuFallback *reason, char *msg,
-			  size_t msglen)
+payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuSvcChannel *svc,
+			  PgGpuFallback *reason, char *msg, size_t msglen)
 {
 	int64		m = pb->ntext[j];
 	uint64	   *off;
@@ -253,6 +253,21 @@ payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuFallback *reason, ch
 
 		memcpy(data + off[p], VARDATA_ANY(v), len);
 		off[p + 1] = off[p] + len;
+	}
+	if (svc != NULL)
+	{
+		/* the service's set: it codes the words when the payload comes */
+		bool		ok = PgGpuServiceKeysetCodes(svc, j, pb->type[j], (uint64) m, data, off,
+												 emulate != 0, &err);
+
+		if (!ok)
+		{
+			*reason = PgGpuFallbackFor(err.status);
+			strlcpy(msg, err.message, msglen);
+		}
+		pfree(data);
+		pfree(off);
+		return ok;
 	}
 	ord = (int64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * m);
 	ks = pg_gpu_keyset_build(pb->type[j], (uint64) m, NULL, data, off, emulate, &err);
@@ -286,7 +301,7 @@ payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
 	{
 		if (pb->type[j] != PG_GPU_TEXT && pb->type[j] != PG_GPU_BPCHAR)
 			continue;
-		if (!payload_codes(pb, j, emulate, reason, msg, msglen))
+		if (!payload_codes(pb, j, emulate, sets->svc, reason, msg, msglen))
 			return false;
 		sets->pay_text[i][j] = pb->texts[j];
 	}
@@ -299,7 +314,10 @@ payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
 		memcpy(vals + j * pb->n, pb->vals[j], sizeof(uint64) * pb->n);
 		memcpy(nulls + j * pb->n, pb->nulls[j], pb->n);
 	}
-	if (pg_gpu_keyset_payload(sets->ks[i], pb->ncols, vals, nulls, &err) != PG_GPU_OK)
+	if (sets->svc != NULL
+		? !PgGpuServiceKeysetPayload(sets->svc, pb->ncols, (uint64) pb->n, vals, nulls,
+									 &sets->svc_ref[i], &err)
+		: pg_gpu_keyset_payload(sets->ks[i], pb->ncols, vals, nulls, &err) != PG_GPU_OK)
 	{
 		*reason = PgGpuFallbackFor(err.status);
 		strlcpy(msg, err.message, msglen);
@@ -530,7 +548,7 @@ rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets
 	/* the plan's child scans it too: the executor holds its lock already */
 	rel = table_open(src->relid, NoLock);
 	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg));
+							&reason, msg, sizeof(msg), sets->svc);
 	table_close(rel, NoLock);
 	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
 	{
@@ -745,8 +763,8 @@ built:
 		{
 			uint64		distinct = 0;
 
-			/* the service's set (no payload, no kept rows: PgGpuSetsInService) */
-			Assert(pb.ncols == 0 && !keep_rows);
+			/* the service's set (no kept rows: PgGpuSetsInService) */
+			Assert(!keep_rows);
 			sets->ks[i] = NULL;
 			sets->n = i + 1;
 			memset(&sets->svc_ref[i], 0, sizeof(sets->svc_ref[i]));
@@ -841,7 +859,7 @@ PgGpuSetsInService(List *sources)
 		PgGpuSetSource src;
 
 		PgGpuSetSourceRead((List *) lfirst(lc), &src);
-		if (src.kind == PG_GPU_SET_DICT || src.payload != NIL ||
+		if (src.kind == PG_GPU_SET_DICT ||
 			(src.kind == PG_GPU_SET_CHILD && src.unique->ival == 2))
 			return false;
 	}

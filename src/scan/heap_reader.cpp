@@ -1068,9 +1068,10 @@ take_groups(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 bool
 PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
-				   PgGpuFallback *reason, char *msg, size_t msglen)
+				   PgGpuFallback *reason, char *msg, size_t msglen, PgGpuSvcChannel *svc)
 {
 	TakeGroups	a = {fn, arg, pages, gpu_ms};
 
-	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen);
+	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen,
+						  svc);
 }

@@ -35,11 +35,17 @@ typedef enum SvcOp
 	SVC_END,					/* drop the task and the key sets */
 	SVC_KS_COLLECTED,			/* arg: set type; the finished collect task's
 								 * keys become a key set of the channel */
-	SVC_KS_APPEND,				/* arg: part (0 vals, 1 text bytes, 2 offsets),
-								 * arg2: bytes; window: them */
+	SVC_KS_APPEND,				/* arg: part (0 vals, 1 text bytes, 2 offsets,
+								 * 3 NULL bytes), arg2: bytes; window: them */
 	SVC_KS_BUILD,				/* arg: set type, arg2: keys, emulate: the
 								 * appended parts become a key set */
-	SVC_KS_FREE					/* drop the channel's key sets */
+	SVC_KS_FREE,				/* drop the channel's key sets */
+	SVC_KS_CODES,				/* arg: payload column, arg2: values, val_type,
+								 * emulate;
+								 * parts 1, 2: a text column's values, which
+								 * become the codes of SVC_KS_PAYLOAD's words */
+	SVC_KS_PAYLOAD				/* arg: columns, arg2: keys; parts 0, 3: the
+								 * payload of the channel's last key set */
 } SvcOp;
 
 #define SVC_MAX_KEYSETS PG_GPU_MAX_SETS
@@ -73,6 +79,7 @@ typedef struct SvcChannel
 	int64		arg;
 	int64		arg2;
 	int32		emulate;
+	int32		val_type;		/* SVC_KS_CODES: the values' type */
 	int32		fault;			/* SVC_BEGIN: PgGpuServiceFault to inject */
 	int32		timeout_ms;		/* SVC_BEGIN: pg_gpu.service_timeout */
 	pg_atomic_uint64 busy_since;	/* µs: the step the thread runs began (0: none) */

@@ -660,6 +660,53 @@ PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *
 	return true;
 }
 
+/*
+ * A text payload column's values, in the order of their positions (the words
+ * of PgGpuServiceKeysetPayload): the service codes them (each the position of
+ * the first equal value) when the payload comes.
+ */
+bool
+PgGpuServiceKeysetCodes(PgGpuSvcChannel *chan, int col, int type, uint64 m, const char *data,
+						const uint64 *off, bool emulate, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!svc_append(c, 1, data, off[m], err) ||
+		!svc_append(c, 2, (const char *) off, (m + 1) * sizeof(uint64), err))
+		return false;
+	c->ch->arg = col;
+	c->ch->arg2 = (int64) m;
+	c->ch->val_type = type;
+	c->ch->emulate = emulate ? 1 : 0;
+	return svc_request(c, SVC_KS_CODES, false, err) == PG_GPU_OK;
+}
+
+/*
+ * The payload of the channel's last key set (pg_gpu_keyset_payload's layout);
+ * *ref becomes the set's new reference (its NULL flags kept).
+ */
+bool
+PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n, const uint64 *vals,
+						  const uint8 *nulls, pg_gpu_set_ref *ref, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	uint64		keys,
+				distinct;
+	int			has_null;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!svc_append(c, 0, (const char *) vals, (uint64) ncols * n * sizeof(uint64), err) ||
+		!svc_append(c, 3, (const char *) nulls, (uint64) ncols * n, err))
+		return false;
+	c->ch->arg = ncols;
+	c->ch->arg2 = (int64) n;
+	if (svc_request(c, SVC_KS_PAYLOAD, false, err) != PG_GPU_OK)
+		return false;
+	svc_take_keyset(c, ref, &keys, &distinct, &has_null);
+	return true;
+}
+
 void
 PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan)
 {

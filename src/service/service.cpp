@@ -274,7 +274,10 @@ typedef struct SvcWork
 	int			nks;
 	pg_gpu_keyset *ks[SVC_MAX_KEYSETS];
 	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
-	std::vector<char> part[3];	/* SVC_KS_APPEND: vals, text bytes, offsets */
+	uint64		nkeys[SVC_MAX_KEYSETS];	/* keys given to each set */
+	std::vector<char> part[4];	/* SVC_KS_APPEND: vals, text bytes, offsets, NULLs */
+	/* SVC_KS_CODES: each text payload column's code for each value's position */
+	std::vector<int64_t> codes[PG_GPU_MAX_PAYLOAD];
 } SvcWork;
 
 static void
@@ -296,8 +299,10 @@ svc_free_keysets(SvcWork *w)
 	for (int i = 0; i < w->nks; i++)
 		pg_gpu_keyset_free(w->ks[i]);
 	w->nks = 0;
-	for (int p = 0; p < 3; p++)
+	for (int p = 0; p < 4; p++)
 		std::vector<char>().swap(w->part[p]);
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		std::vector<int64_t>().swap(w->codes[j]);
 }
 
 /* Whether two references name the same set (the flags a backend sets aside). */
@@ -319,6 +324,7 @@ svc_keep_keyset(SvcChannel *ch, SvcWork *w, pg_gpu_keyset *ks, uint64 keys, int 
 
 	memset(ref, 0, sizeof(*ref));
 	pg_gpu_keyset_ref(ks, ref);
+	w->nkeys[w->nks] = keys;
 	w->ks[w->nks++] = ks;
 	ch->ks_ref = *ref;
 	ch->ks_keys = keys;
@@ -369,7 +375,7 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 								 o.empty() ? NULL : (const uint64_t *) o.data(),
 								 ch->emulate, &ch->err);
 		keys = n;
-		for (int p = 0; p < 3; p++)
+		for (int p = 0; p < 4; p++)
 			std::vector<char>().swap(w->part[p]);
 	}
 	if (ks == NULL)
@@ -386,7 +392,7 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 	int			p = (int) ch->arg;
 	size_t		n = (size_t) ch->arg2;
 
-	if (p < 0 || p > 2 || n > SVC_WINDOW)
+	if (p < 0 || p > 3 || n > SVC_WINDOW)
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a bad key set part");
 		return;
@@ -400,6 +406,119 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
 	}
+}
+
+/*
+ * SVC_KS_CODES: a text payload column's values (parts 1 and 2, in the order of
+ * their positions): each position's code is the position of the first value
+ * equal to it (what a key set of the values answers), kept for SVC_KS_PAYLOAD.
+ * Only the codes cross back to the backend, inside the set's words.
+ */
+static void
+svc_op_codes(SvcChannel *ch, SvcWork *w)
+{
+	int			j = (int) ch->arg;
+	uint64		m = (uint64) ch->arg2;
+	const std::vector<char> &d = w->part[1],
+				&o = w->part[2];
+	pg_gpu_keyset *ks;
+	int			type = ch->val_type;
+
+	if (j < 0 || j >= PG_GPU_MAX_PAYLOAD || !w->part[0].empty() || !w->part[3].empty() ||
+		o.size() != (m + 1) * sizeof(uint64) || !svc_text_type(type) ||
+		((const uint64 *) o.data())[m] != d.size())
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload column's values do not match their count");
+		return;
+	}
+	if (!ch->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+		return;
+	try
+	{
+		w->codes[j].assign(m, 0);
+	}
+	catch (...)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a payload's codes");
+		return;
+	}
+	ch->status = PG_GPU_OK;
+	if (m > 0)
+	{
+		ks = pg_gpu_keyset_build(type, m, NULL, d.empty() ? "" : d.data(),
+								 (const uint64_t *) o.data(), ch->emulate, &ch->err);
+		if (ks == NULL)
+			ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
+		else
+		{
+			ch->status = pg_gpu_keyset_ordinals(ks, w->codes[j].data(), &ch->err);
+			pg_gpu_keyset_free(ks);
+		}
+	}
+	for (int p = 0; p < 4; p++)
+		std::vector<char>().swap(w->part[p]);
+}
+
+/*
+ * SVC_KS_PAYLOAD: the channel's last key set gets its payload (parts 0 and 3:
+ * arg columns of arg2 words and NULL bytes, as pg_gpu_keyset_payload takes
+ * them).  A text column's words are positions, replaced by SVC_KS_CODES's
+ * codes.  The set's reference changes: the new one is answered.
+ */
+static void
+svc_op_payload(SvcChannel *ch, SvcWork *w)
+{
+	int			ncols = (int) ch->arg;
+	uint64		n = (uint64) ch->arg2;
+	std::vector<char> &v = w->part[0],
+				&nl = w->part[3];
+	uint64	   *vals = (uint64 *) v.data();
+	const uint8 *nulls = (const uint8 *) nl.data();
+	int			i = w->nks - 1;
+
+	if (i < 0 || ncols <= 0 || ncols > PG_GPU_MAX_PAYLOAD || n != w->nkeys[i] ||
+		v.size() != (size_t) ncols * n * sizeof(uint64) || nl.size() != (size_t) ncols * n)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's payload does not match it");
+		return;
+	}
+	ch->status = PG_GPU_OK;
+	for (int j = 0; j < ncols && ch->status == PG_GPU_OK; j++)
+	{
+		const std::vector<int64_t> &c = w->codes[j];
+
+		if (c.empty())
+			continue;
+		for (uint64 r = 0; r < n; r++)
+		{
+			uint64	   *word = &vals[(uint64) j * n + r];
+
+			if (nulls[(uint64) j * n + r])
+				continue;
+			if (*word >= c.size())
+			{
+				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload word names no value");
+				break;
+			}
+			*word = (uint64) c[*word];
+		}
+	}
+	if (ch->status == PG_GPU_OK &&
+		(ch->status = pg_gpu_keyset_payload(w->ks[i], ncols, vals, nulls, &ch->err)) == PG_GPU_OK)
+	{
+		pg_gpu_set_ref *ref = &w->ref[i];
+
+		memset(ref, 0, sizeof(*ref));
+		pg_gpu_keyset_ref(w->ks[i], ref);
+		ch->ks_ref = *ref;
+		ch->ks_keys = w->nkeys[i];
+		ch->ks_distinct = pg_gpu_keyset_size(w->ks[i]);
+		ch->ks_has_null = 0;
+	}
+	for (int p = 0; p < 4; p++)
+		std::vector<char>().swap(w->part[p]);
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		std::vector<int64_t>().swap(w->codes[j]);
 }
 
 static void
@@ -624,6 +743,10 @@ svc_serve(int i)
 				svc_op_append(ch, w);
 			else if (op == SVC_KS_BUILD || op == SVC_KS_COLLECTED)
 				svc_op_keyset(ch, w, op);
+			else if (op == SVC_KS_CODES)
+				svc_op_codes(ch, w);
+			else if (op == SVC_KS_PAYLOAD)
+				svc_op_payload(ch, w);
 			else if (op == SVC_KS_FREE)
 			{
 				svc_free_keysets(w);

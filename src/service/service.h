@@ -102,6 +102,12 @@ bool		PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_re
 bool		PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *vals,
 									const char *data, const uint64 *off, bool emulate,
 									pg_gpu_set_ref *ref, uint64 *distinct, pg_gpu_error *err);
+bool		PgGpuServiceKeysetCodes(PgGpuSvcChannel *chan, int col, int type, uint64 m,
+									const char *data, const uint64 *off, bool emulate,
+									pg_gpu_error *err);
+bool		PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n,
+									  const uint64 *vals, const uint8 *nulls,
+									  pg_gpu_set_ref *ref, pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);
 
 #ifdef __cplusplus
