@@ -272,6 +272,15 @@ typedef struct pg_gpu_agg_task
 	int32_t		nkeys;
 	pg_gpu_expr keys[PG_GPU_MAX_KEYS];
 	int64_t		groups_hint;	/* planner's estimate of the group count */
+	/*
+	 * A proven bound on the group count (0: none), set by the caller at run
+	 * time: every key a star join's payload column (key_pay: 1 + set *
+	 * PG_GPU_MAX_PAYLOAD + column; 0: another expression), the product of
+	 * their distinct values, each plus one for NULL.  The table is then never
+	 * grown for more, and a chunk's rows need not all be new groups.
+	 */
+	int64_t		groups_max;
+	uint8_t		key_pay[PG_GPU_MAX_KEYS];
 	/* bytecode and constants of all programs */
 	int32_t		nprog;
 	pg_gpu_instr prog[PG_GPU_MAX_PROG];

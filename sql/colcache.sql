@@ -173,6 +173,54 @@ RESET pg_gpu.use_cache;
 SELECT cc_line(q) FROM cc_q;
 SELECT cc_line(q) FROM cc_q;
 
+-- 12. a star join over a cached fact table: the dimensions' key sets (their
+--     columns as payload) are built in the service, the fact's blocks come
+--     from the cache, and the groups' bound is the product of the payload's
+--     distinct values (each plus one for NULL)
+CREATE TABLE ccf (a int4, b int4, x int8);
+INSERT INTO ccf SELECT i % 300, CASE WHEN i % 13 = 0 THEN NULL ELSE i % 40 END, i
+  FROM generate_series(1, 60000) i;
+CREATE TABLE cda (k int4, name text, grp int4);
+INSERT INTO cda SELECT i, 'n' || (i % 7), CASE WHEN i % 9 = 0 THEN NULL ELSE i % 3 END
+  FROM generate_series(0, 299) i;
+CREATE TABLE cdb (k int4, tag text);
+INSERT INTO cdb SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE 't' || (i % 4) END
+  FROM generate_series(0, 39) i;
+VACUUM ANALYZE ccf, cda, cdb;
+CREATE FUNCTION cc_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ '(GPU Cache|Groups Bound|Custom Scan \(GpuAgg\))' THEN
+      RETURN NEXT regexp_replace(l, '^\s*(->\s*)?', '');
+    END IF;
+  END LOOP;
+END $$;
+CREATE VIEW cc_star AS SELECT 'SELECT name, grp, tag, count(*), sum(x) FROM ccf, cda, cdb
+  WHERE a = cda.k AND b = cdb.k AND x % 3 <> 1 GROUP BY name, grp, tag'::text AS q;
+SELECT cc_lines(q) FROM cc_star;
+SELECT cc_lines(q) FROM cc_star;
+SET pg_gpu.enabled = off;
+SELECT name, grp, tag, count(*), sum(x) FROM ccf, cda, cdb
+  WHERE a = cda.k AND b = cdb.k AND x % 3 <> 1 GROUP BY name, grp, tag ORDER BY 1, 2, 3;
+SET pg_gpu.enabled = on;
+SELECT name, grp, tag, count(*), sum(x) FROM ccf, cda, cdb
+  WHERE a = cda.k AND b = cdb.k AND x % 3 <> 1 GROUP BY name, grp, tag ORDER BY 1, 2, 3;
+-- the fact table and a dimension change: answers follow
+UPDATE ccf SET x = x + 1000000 WHERE a = 7;
+DELETE FROM ccf WHERE a = 8;
+UPDATE cda SET name = 'changed' WHERE k = 9;
+SET pg_gpu.enabled = off;
+SELECT name, grp, tag, count(*), sum(x) FROM ccf, cda, cdb
+  WHERE a = cda.k AND b = cdb.k AND x % 3 <> 1 GROUP BY name, grp, tag ORDER BY 1, 2, 3;
+SET pg_gpu.enabled = on;
+SELECT name, grp, tag, count(*), sum(x) FROM ccf, cda, cdb
+  WHERE a = cda.k AND b = cdb.k AND x % 3 <> 1 GROUP BY name, grp, tag ORDER BY 1, 2, 3;
+SELECT cc_lines(q) FROM cc_star;
+DROP VIEW cc_star;
+DROP FUNCTION cc_lines(text);
+DROP TABLE ccf, cda, cdb;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

@@ -120,7 +120,11 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 			 (st = device_alloc(sizeof(pg_gpu_cc_range) * (PG_GPU_CC_MAX_RANGES + 1),
 								(void **) &s.d_ranges, err)) != PG_GPU_OK ||
 			 (st = device_alloc(sizeof(uint64_t) * agg->capacity,
-								(void **) &s.d_fill_row, err)) != PG_GPU_OK))
+								(void **) &s.d_fill_row, err)) != PG_GPU_OK ||
+			 (st = pinned_alloc(sizeof(uint64_t) * (PG_GPU_CC_MAX_RANGES + 2),
+								(void **) &s.h_first, err)) != PG_GPU_OK ||
+			 (st = device_alloc(sizeof(uint64_t) * (PG_GPU_CC_MAX_RANGES + 2),
+								(void **) &s.d_first, err)) != PG_GPU_OK))
 			return st;
 		s.cc.ranges = s.h_ranges;
 		s.cc.fill_row = s.h_fill_row;
@@ -272,7 +276,11 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 		else
 			cc.fill_seg = 0;
 		for (int i = 0; i < cc.nranges; i++)
+		{
+			s.h_first[i] = cc_rows;
 			cc_rows += cc.ranges[i].nrows;
+		}
+		s.h_first[cc.nranges] = cc_rows;
 	}
 	tuples = cc_rows;
 	for (int p = 0; !agg->plain && p < nplain; p++)
@@ -323,7 +331,11 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_ranges, s.h_ranges,
 										sizeof(pg_gpu_cc_range) * cc.nranges,
 										cudaMemcpyHostToDevice, s.stream));
-		agg->op->launch_ranges(agg, s, cc_chunk{s.d_ranges, cc.nranges}, cc_rows, s.stream);
+		PG_GPU_TRY(err, cudaMemcpyAsync(s.d_first, s.h_first,
+										sizeof(uint64_t) * (cc.nranges + 1),
+										cudaMemcpyHostToDevice, s.stream));
+		agg->op->launch_ranges(agg, s, cc_chunk{s.d_ranges, s.d_first, cc.nranges}, cc_rows,
+							   s.stream);
 	}
 	cc.nranges = 0;
 	cc.fill_seg = 0;
@@ -424,6 +436,8 @@ gpu_end(pg_gpu_agg *a)
 		pinned_free(s.h_vis);
 		pinned_free(s.h_staging);
 		pinned_free(s.h_ranges);
+		pinned_free(s.h_first);
+		device_free(s.d_first);
 		pinned_free(s.h_fill_row);
 		device_free(s.d_ranges);
 		device_free(s.d_fill_row);

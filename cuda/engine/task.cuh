@@ -54,6 +54,8 @@ struct chunk_slot
 	pg_gpu_cc_range *h_ranges = nullptr;	/* pinned, PG_GPU_CC_MAX_RANGES + 1 */
 	uint64_t   *h_fill_row = nullptr;	/* pinned, capacity */
 	pg_gpu_cc_range *d_ranges = nullptr;
+	uint64_t   *h_first = nullptr;	/* pinned: cc_chunk.first, then copied */
+	uint64_t   *d_first = nullptr;
 	uint64_t   *d_fill_row = nullptr;
 	unsigned long long *d_rows = nullptr;
 	int		   *d_err = nullptr;

@@ -179,6 +179,9 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 {
 	const pg_gpu_agg_task &t = agg->task;
 	int64_t		hint = t.groups_hint > 0 ? t.groups_hint : 1;
+
+	if (t.groups_max > 0 && hint > t.groups_max)
+		hint = t.groups_max;
 	size_t		entry = sizeof(uint64_t) * agg->layout.words;
 	size_t		pages = (size_t) group_policy::pages * PG_GPU_BLCKSZ;
 	int			per_sm = 0;
@@ -284,11 +287,17 @@ arena_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 static pg_gpu_status
 table_reserve(gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 {
+	/* a proven bound on the groups (the task's groups_max) caps the bound */
+	const uint64_t most = agg->task.groups_max > 0 ? (uint64_t) agg->task.groups_max : UINT64_MAX;
+	uint64_t	next;
 	pg_gpu_status st;
 
-	if (agg->bound + tuples <= agg->cap / 2)
+	if (tuples > most)
+		tuples = most;
+	next = agg->bound + tuples < most ? agg->bound + tuples : most;
+	if (next <= agg->cap / 2)
 	{
-		agg->bound += tuples;
+		agg->bound = next;
 		return PG_GPU_OK;
 	}
 	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
@@ -296,7 +305,7 @@ table_reserve(gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 	uint64_t	groups = 0;
 
 	PG_GPU_TRY(err, cudaMemcpy(&groups, agg->d_inserted, sizeof(groups), cudaMemcpyDeviceToHost));
-	agg->bound = groups + tuples;
+	agg->bound = groups + tuples < most ? groups + tuples : most;
 	if (agg->bound <= agg->cap / 2)
 		return PG_GPU_OK;
 

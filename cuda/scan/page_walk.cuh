@@ -216,29 +216,51 @@ for_each_line_lockstep(const uint8_t *pg, int nlp, const uint32_t *pvis, int lt,
 struct cc_chunk
 {
 	const pg_gpu_cc_range *ranges;
+	const uint64_t *first;		/* n + 1: the rows before each range, then all */
 	int			n;
 };
 
 /*
- * Every row of the ranges, grid-strided over the whole grid: fn(cc_row) for
- * each slot that holds a row.
+ * Every row of the ranges, grid-strided over the whole grid as one sequence of
+ * first[n] rows: fn(cc_row) for each slot that holds a row.  A thread finds its
+ * range by a binary search from the one it last read (a chunk holds up to
+ * PG_GPU_CC_MAX_RANGES short ranges where pages that are not all-visible
+ * interleave: walking every range with the whole grid left it idle).
  */
 template <typename Fn>
 __device__ __forceinline__ void
 for_each_cc_row(const cc_chunk &c, Fn &&fn)
 {
 	const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+	const uint64_t total = c.first[c.n];
+	int			i = 0;
 
-	for (int i = 0; i < c.n; i++)
+	for (uint64_t k = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; k < total; k += stride)
 	{
+		if (c.first[i + 1] <= k)
+		{
+			/* the last range that starts at or before k */
+			int			lo = i + 1,
+						hi = c.n - 1;
+
+			while (lo < hi)
+			{
+				int			mid = (lo + hi + 1) / 2;
+
+				if (c.first[mid] <= k)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			i = lo;
+		}
+
 		const pg_gpu_cc_range rg = c.ranges[i];
 		const pg_gpu_cc_seg *seg = (const pg_gpu_cc_seg *) (uintptr_t) rg.seg;
-		const uint8_t *valid = (const uint8_t *) (uintptr_t) seg->valid;
+		const uint64_t row = rg.row + (k - c.first[i]);
 
-		for (uint64_t k = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; k < rg.nrows;
-			 k += stride)
-			if (valid[rg.row + k])
-				fn(cc_row{seg, rg.row + k});
+		if (((const uint8_t *) (uintptr_t) seg->valid)[row])
+			fn(cc_row{seg, row});
 	}
 }
 

@@ -258,6 +258,8 @@ explain_groups(PgGpuTableNode *t, ExplainState *es)
 	if (t->nkeys > 0)
 	{
 		ExplainPropertyInteger("Groups", NULL, t->res.ngroups, es);
+		if (t->task.groups_max > 0)
+			ExplainPropertyInteger("Groups Bound", NULL, t->task.groups_max, es);
 		if (t->res.grows > 0)
 			ExplainPropertyInteger("Hash Table Grows", NULL, t->res.grows, es);
 	}

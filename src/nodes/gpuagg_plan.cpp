@@ -381,6 +381,10 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			return false;
 		b.key_codes = lappend_int(b.key_codes,
 								  code ? code->set * PG_GPU_MAX_PAYLOAD + code->col : -1);
+		/* a dimension's column as it is: its distinct values bound the groups' */
+		if (star != NULL && IsA(expr, Var) && ((Var *) expr)->varno != (int) b.comp.relid &&
+			(code != NULL || (code = PgGpuFindPayloadVar(&b.comp, (Var *) expr)) != NULL))
+			b.task->key_pay[b.task->nkeys] = (uint8) (1 + code->set * PG_GPU_MAX_PAYLOAD + code->col);
 		b.task->nkeys++;
 		b.key_exprs = lappend(b.key_exprs, expr);
 		b.key_refs = lappend_int(b.key_refs, sgc->tleSortGroupRef);

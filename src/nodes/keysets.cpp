@@ -314,9 +314,14 @@ payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
 		memcpy(vals + j * pb->n, pb->vals[j], sizeof(uint64) * pb->n);
 		memcpy(nulls + j * pb->n, pb->nulls[j], pb->n);
 	}
+	if (sets->svc == NULL)
+		for (int j = 0; j < pb->ncols; j++)
+			sets->pay_distinct[i][j] = (int64) PgGpuDistinctWords(vals + j * pb->n,
+																   nulls + j * pb->n,
+																   (uint64) pb->n);
 	if (sets->svc != NULL
 		? !PgGpuServiceKeysetPayload(sets->svc, pb->ncols, (uint64) pb->n, vals, nulls,
-									 &sets->svc_ref[i], &err)
+									 &sets->svc_ref[i], sets->pay_distinct[i], &err)
 		: pg_gpu_keyset_payload(sets->ks[i], pb->ncols, vals, nulls, &err) != PG_GPU_OK)
 	{
 		*reason = PgGpuFallbackFor(err.status);
@@ -548,7 +553,7 @@ rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets
 	/* the plan's child scans it too: the executor holds its lock already */
 	rel = table_open(src->relid, NoLock);
 	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg), sets->svc);
+							&reason, msg, sizeof(msg), sets->svc, sets->rows_ms[i]);
 	table_close(rel, NoLock);
 	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
 	{
@@ -592,11 +597,15 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 	if (sets->pay_cxt)
 		MemoryContextReset(sets->pay_cxt);
 	memset(sets->pay_text, 0, sizeof(sets->pay_text));
+	for (int i = 0; i < PG_GPU_MAX_SETS; i++)
+		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+			sets->pay_distinct[i][j] = -1;
 	sets->nbuilt = 0;
 	sets->collect_ms = 0;
 	sets->collect_gpu_ms = 0;
 	memset(sets->gpu_collected, 0, sizeof(sets->gpu_collected));
 	memset(sets->collect_pages, 0, sizeof(sets->collect_pages));
+	memset(sets->rows_ms, 0, sizeof(sets->rows_ms));
 	foreach(lc, sources)
 	{
 		PgGpuSetSource src;
@@ -608,7 +617,8 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		PgGpuCollected col;
 		pg_gpu_error err;
 		pg_gpu_set_ref *ref = &task->sets[i];
-		instr_time	t0c;
+		instr_time	t0c,
+					tb;
 
 		INSTR_TIME_SET_CURRENT(t0c);
 		PgGpuSetSourceRead((List *) lfirst(lc), &src);
@@ -759,6 +769,7 @@ built:
 			ok = false;
 			break;
 		}
+		INSTR_TIME_SET_CURRENT(tb);
 		if (sets->svc != NULL)
 		{
 			uint64		distinct = 0;
@@ -796,6 +807,8 @@ built:
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
 		Assert(pb.ncols == 0 || pb.n == b.n);
+		sets->rows_ms[i][4] = ms_since(tb);
+		INSTR_TIME_SET_CURRENT(tb);
 		if ((pb.ncols > 0 &&
 			 !payload_attach(&pb, sets, i, task->emulate, reason, msg, msglen)) ||
 			!set_ready(sets, i, ref, unique, reason, msg, msglen) ||
@@ -804,6 +817,7 @@ built:
 			ok = false;
 			break;
 		}
+		sets->rows_ms[i][5] = ms_since(tb);
 		MemoryContextReset(cxt);
 		sets->set_ms[i] = ms_since(t0c);
 		i++;
@@ -922,6 +936,14 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 								 (long long) sets->collect_pages[i]);
 			if (es->timing)
 				appendStringInfo(&buf, ", %.3f ms", sets->set_ms[i]);
+			if (es->timing && sets->rows_ms[i][0] + sets->rows_ms[i][1] > 0)
+			{
+				const double *r = sets->rows_ms[i];
+
+				/* a dimension's rows task, then the set built from its rows */
+				appendStringInfo(&buf, ": rows task %.3f begin, %.3f pages, %.3f finish, %.3f rows; set %.3f, payload %.3f",
+								 r[0], r[1], r[2], r[3], r[4], r[5]);
+			}
 			appendStringInfoChar(&buf, ')');
 		}
 		ExplainPropertyText("Key Set", buf.data, es);

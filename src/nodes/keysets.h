@@ -41,6 +41,12 @@ typedef struct PgGpuSets
 													 * the GPU ... */
 	int64		collect_pages[PG_GPU_MAX_SETS];	/* ... of so many pages */
 	double		set_ms[PG_GPU_MAX_SETS];	/* building each set, its source run */
+	/*
+	 * A set from a rows task (a star join's dimension): the task's phases
+	 * (begin, pages, finish, groups taken and end: heap_reader.h), then the
+	 * set's build and its payload's, in ms.
+	 */
+	double		rows_ms[PG_GPU_MAX_SETS][6];
 
 	/*
 	 * A CHILD source that keeps its rows (a GpuHashJoin whose output reads the
@@ -61,6 +67,8 @@ typedef struct PgGpuSets
 	 */
 	MemoryContext pay_cxt;
 	Datum	   *pay_text[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
+	/* each payload column's distinct non-NULL values (-1: not known) */
+	int64		pay_distinct[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
 } PgGpuSets;
 
 /*

@@ -162,6 +162,31 @@ give_up(PgGpuTableNode *t, PgGpuFallback reason, const char *msg)
 }
 
 /*
+ * A proven bound on the task's groups (its groups_max; 0: none): when every key
+ * is a payload column of a set built (pg_gpu_agg_task.key_pay), the product of
+ * their distinct values, each plus one for NULL.
+ */
+static int64
+groups_bound(const pg_gpu_agg_task *task, const PgGpuSets *sets)
+{
+	double		most = 1;
+
+	if (task->nkeys == 0 || task->sort || task->collect)
+		return 0;
+	for (int k = 0; k < task->nkeys; k++)
+	{
+		int			p = (int) task->key_pay[k] - 1;
+		int			set = p / PG_GPU_MAX_PAYLOAD;
+
+		if (p < 0 || set >= sets->nbuilt ||
+			sets->pay_distinct[set][p % PG_GPU_MAX_PAYLOAD] < 0)
+			return 0;
+		most *= (double) sets->pay_distinct[set][p % PG_GPU_MAX_PAYLOAD] + 1;
+	}
+	return most <= (double) (INT64CONST(1) << 40) ? (int64) most : 0;
+}
+
+/*
  * Stream the table through the GPU.  Returns true with t->res filled, or false with
  * t->fb_reason set (engine released, pins dropped).
  */
@@ -233,6 +258,7 @@ run_on_gpu(PgGpuTableNode *t)
 						t->node, &t->task, &t->sets,
 						&reason, msg, sizeof(msg)))
 		return give_up(t, reason, msg);
+	t->task.groups_max = groups_bound(&t->task, &t->sets);
 	t->agg = PgGpuScanBegin(&t->scan, &t->task, &err);
 	if (!t->agg)
 		return give_up(t, PgGpuFallbackFor(err.status), err.message);

@@ -524,14 +524,7 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 	ps->chunk_pages = task->chunk_pages;
 	if (ps->remote && (ps->cc_req = cc_request(rel, snapshot, task, ps->nblocks)) != NULL)
 	{
-		/*
-		 * The service's column cache, not the backend's own table cache.  A
-		 * grouped task's hash table is sized for every row of a chunk being a
-		 * new group (engine/task.cu's reserve): its cached chunks hold no more
-		 * blocks than a chunk of pages.  With 32,768, 16 clients' grouped
-		 * tasks kept 50 GB in the service's pool (7 GB reading pages).
-		 */
-		ps->cc_run_blocks = task->nkeys > 0 ? Min(ps->chunk_pages, SVC_RUN_BLOCKS) : SVC_RUN_BLOCKS;
+		/* the service's column cache, not the backend's own table cache */
 		ps->registered = true;
 		task->gather = 0;
 		return true;
@@ -585,6 +578,17 @@ pg_gpu_agg *
 PgGpuScanBegin(PgGpuPageScan *ps, const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
 	ps->cc.entry = -1;
+
+	/*
+	 * A grouped task's hash table is sized for every row of a chunk being a
+	 * new group (group/group.cu's reserve): its cached chunks hold no more
+	 * blocks than a chunk of pages.  With 32,768, 16 clients' grouped tasks
+	 * kept 50 GB in the service's pool (7 GB reading pages).  Unless the
+	 * groups are proven few (a star join's, groups_max, known once its sets
+	 * are built): the table is then sized for them alone.
+	 */
+	ps->cc_run_blocks = task->nkeys > 0 && !(task->groups_max > 0 && task->groups_max <= 65536)
+		? Min(ps->chunk_pages, SVC_RUN_BLOCKS) : SVC_RUN_BLOCKS;
 	if (ps->remote)
 		return PgGpuServiceBeginCc(ps->svc, task, ps->cc_req, &ps->cc, err);
 	return pg_gpu_agg_begin(task, err);
@@ -929,11 +933,24 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
  */
 typedef bool (*TakeFn) (PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg);
 
+/* Add the milliseconds since *since to *acc and restart *since. */
+static void
+lap_ms(double *acc, instr_time *since)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	*acc += INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*since);
+	*since = now;
+}
+
 static bool
 run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 			   bool bound_pages, TakeFn take, void *arg, PgGpuFallback *reason, char *msg,
-			   size_t msglen, PgGpuSvcChannel *svc = NULL)
+			   size_t msglen, PgGpuSvcChannel *svc = NULL, double *phase_ms = NULL)
 {
+	instr_time	t0;
+	double		ph[4] = {0, 0, 0, 0};
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
 	PgGpuPageScan ps;
 	pg_gpu_agg_result res;
@@ -944,6 +961,7 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	memcpy(task, plan_task, sizeof(*task));
 	memset(&ps, 0, sizeof(ps));	/* no pin arrays yet */
 	INSTR_TIME_SET_CURRENT(lapt);
+	t0 = lapt;
 	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task, svc))
 	{
 		*reason = ps.fb_reason;
@@ -959,14 +977,21 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	{
 		if ((ps.agg = PgGpuScanBegin(&ps, task, &err)) == NULL)
 			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
-		else if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages / 8))
+		else
 		{
-			if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK)
-				scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
-			else
+			lap_ms(&ph[0], &t0);
+			INSTR_TIME_SET_CURRENT(lapt);
+			if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages / 8))
 			{
-				PgGpuScanComplete(&ps);
-				ok = take(&ps, &res, arg);
+				lap_ms(&ph[1], &t0);
+				if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK)
+					scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
+				else
+				{
+					PgGpuScanComplete(&ps);
+					lap_ms(&ph[2], &t0);
+					ok = take(&ps, &res, arg);
+				}
 			}
 		}
 	}
@@ -979,6 +1004,9 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	PG_END_TRY();
 	pg_gpu_agg_end(ps.agg);		/* waits for in-flight kernels */
 	PgGpuScanRelease(&ps, true);
+	lap_ms(&ph[3], &t0);
+	if (phase_ms)
+		memcpy(phase_ms, ph, sizeof(ph));
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		if (ps.pins[i])
 			pfree(ps.pins[i]);
@@ -1068,10 +1096,11 @@ take_groups(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 bool
 PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
-				   PgGpuFallback *reason, char *msg, size_t msglen, PgGpuSvcChannel *svc)
+				   PgGpuFallback *reason, char *msg, size_t msglen, PgGpuSvcChannel *svc,
+				   double *phase_ms)
 {
 	TakeGroups	a = {fn, arg, pages, gpu_ms};
 
 	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen,
-						  svc);
+						  svc, phase_ms);
 }

@@ -130,14 +130,16 @@ bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *t
  * Run a rows task (planner.h's PgGpuRowsTask) over rel's pages for the
  * snapshot and hand each group to fn (its key words as pg_gpu_agg_group gives
  * them, valid during the call; its NULL mask and row count); false from fn
- * stops.  *pages and *gpu_ms: what the scan read and took.  False with *reason
- * and msg set when the GPU could not (or fn stopped: its reason).
+ * stops.  *pages and *gpu_ms: what the scan read and took; phase_ms (4, or
+ * NULL): milliseconds to begin, to read the pages, to finish, and to take the
+ * groups and end.  False with *reason and msg set when the GPU could not (or fn
+ * stopped: its reason).
  */
 typedef bool (*PgGpuGroupFn) (void *arg, const uint64 *keys, uint32 nullmask, int64 rows);
 
 bool		PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 							   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
 							   PgGpuFallback *reason, char *msg, size_t msglen,
-							   PgGpuSvcChannel *svc);
+							   PgGpuSvcChannel *svc, double *phase_ms);
 
 #endif							/* PG_GPU_HEAP_READER_H */

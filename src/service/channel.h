@@ -97,6 +97,8 @@ typedef struct SvcChannel
 	uint64		ks_keys;		/* non-NULL keys */
 	uint64		ks_distinct;
 	int32		ks_has_null;
+	int64		ks_pay_distinct[PG_GPU_MAX_PAYLOAD];	/* SVC_KS_PAYLOAD: each
+														 * column's distinct words */
 	int64		tasks;			/* begun through this channel */
 	pg_gpu_agg_task task;
 	pg_gpu_agg_result res;

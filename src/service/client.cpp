@@ -684,15 +684,17 @@ PgGpuServiceKeysetCodes(PgGpuSvcChannel *chan, int col, int type, uint64 m, cons
 
 /*
  * The payload of the channel's last key set (pg_gpu_keyset_payload's layout);
- * *ref becomes the set's new reference (its NULL flags kept).
+ * *ref becomes the set's new reference (its NULL flags kept), distinct[j] the
+ * distinct non-NULL words of column j (text: distinct values).
  */
 bool
 PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n, const uint64 *vals,
-						  const uint8 *nulls, pg_gpu_set_ref *ref, pg_gpu_error *err)
+						  const uint8 *nulls, pg_gpu_set_ref *ref, int64 *distinct,
+						  pg_gpu_error *err)
 {
 	SvcClient  *c = (SvcClient *) chan;
 	uint64		keys,
-				distinct;
+				ndistinct;
 	int			has_null;
 
 	CHECK_FOR_INTERRUPTS();
@@ -703,7 +705,9 @@ PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n, const uint
 	c->ch->arg2 = (int64) n;
 	if (svc_request(c, SVC_KS_PAYLOAD, false, err) != PG_GPU_OK)
 		return false;
-	svc_take_keyset(c, ref, &keys, &distinct, &has_null);
+	svc_take_keyset(c, ref, &keys, &ndistinct, &has_null);
+	for (int j = 0; j < ncols; j++)
+		distinct[j] = c->ch->ks_pay_distinct[j];
 	return true;
 }
 

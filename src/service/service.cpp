@@ -409,6 +409,50 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 }
 
 /*
+ * The distinct non-NULL words among n (a payload column's): an open-addressed
+ * table of the words seen, twice the size of n rounded up to a power of two.
+ */
+uint64
+PgGpuDistinctWords(const uint64 *vals, const uint8 *nulls, uint64 n)
+{
+	uint64		cap = 16;
+	uint64		distinct = 0;
+	bool		zero = false;	/* 0 marks a free slot: counted apart */
+
+	while (cap < 2 * n)
+		cap <<= 1;
+	std::vector<uint64> tab(cap, 0);
+
+	for (uint64 r = 0; r < n; r++)
+	{
+		uint64		v = vals[r];
+
+		if (nulls[r])
+			continue;
+		if (v == 0)
+		{
+			distinct += zero ? 0 : 1;
+			zero = true;
+			continue;
+		}
+		for (uint64 h = (v * UINT64CONST(0x9E3779B97F4A7C15)) >> 20;; h++)
+		{
+			uint64	   *slot = &tab[h & (cap - 1)];
+
+			if (*slot == v)
+				break;
+			if (*slot == 0)
+			{
+				*slot = v;
+				distinct++;
+				break;
+			}
+		}
+	}
+	return distinct;
+}
+
+/*
  * SVC_KS_CODES: a text payload column's values (parts 1 and 2, in the order of
  * their positions): each position's code is the position of the first value
  * equal to it (what a key set of the values answers), kept for SVC_KS_PAYLOAD.
@@ -503,6 +547,10 @@ svc_op_payload(SvcChannel *ch, SvcWork *w)
 			*word = (uint64) c[*word];
 		}
 	}
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD && ch->status == PG_GPU_OK; j++)
+		ch->ks_pay_distinct[j] = j < ncols ? (int64) PgGpuDistinctWords(vals + (uint64) j * n,
+																		 nulls + (uint64) j * n, n)
+			: -1;
 	if (ch->status == PG_GPU_OK &&
 		(ch->status = pg_gpu_keyset_payload(w->ks[i], ncols, vals, nulls, &ch->err)) == PG_GPU_OK)
 	{

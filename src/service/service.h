@@ -107,7 +107,9 @@ bool		PgGpuServiceKeysetCodes(PgGpuSvcChannel *chan, int col, int type, uint64 m
 									pg_gpu_error *err);
 bool		PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n,
 									  const uint64 *vals, const uint8 *nulls,
-									  pg_gpu_set_ref *ref, pg_gpu_error *err);
+									  pg_gpu_set_ref *ref, int64 *distinct,
+									  pg_gpu_error *err);
+uint64		PgGpuDistinctWords(const uint64 *vals, const uint8 *nulls, uint64 n);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);
 
 #ifdef __cplusplus
