@@ -176,7 +176,9 @@ SELECT cc_line(q) FROM cc_q;
 -- 12. a star join over a cached fact table: the dimensions' key sets (their
 --     columns as payload) are built in the service, the fact's blocks come
 --     from the cache, and the groups' bound is the product of the payload's
---     distinct values (each plus one for NULL)
+--     distinct values (each plus one for NULL).  (\c above reset the session:
+--     VACUUM marks pages all-visible only once their commits are flushed.)
+SET synchronous_commit = on;
 CREATE TABLE ccf (a int4, b int4, x int8);
 INSERT INTO ccf SELECT i % 300, CASE WHEN i % 13 = 0 THEN NULL ELSE i % 40 END, i
   FROM generate_series(1, 60000) i;

@@ -18,6 +18,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "pg_gpu.h"
@@ -130,9 +131,12 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 		{
 			/* a dimension's text column, grouped by its code */
 			int			c = s->key_code[k];
+			const char *data = s->t.sets.pay_text[c / PG_GPU_MAX_PAYLOAD][c % PG_GPU_MAX_PAYLOAD].data;
+			const uint64 *off = s->t.sets.pay_text[c / PG_GPU_MAX_PAYLOAD][c % PG_GPU_MAX_PAYLOAD].off;
 
-			slot->tts_values[k] =
-				s->t.sets.pay_text[c / PG_GPU_MAX_PAYLOAD][c % PG_GPU_MAX_PAYLOAD][keys[k]];
+			/* a text or bpchar value, its bytes as the dimension held them */
+			slot->tts_values[k] = PointerGetDatum(cstring_to_text_with_len(data + off[keys[k]],
+																		   (int) (off[keys[k] + 1] - off[keys[k]])));
 		}
 		else
 			slot->tts_values[k] = PgGpuWordDatum(keys[k], PgGpuValueType(s->key_typid[k]));

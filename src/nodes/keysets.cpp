@@ -92,7 +92,13 @@ typedef struct PgGpuPayloadBuf
 	uint8	   *nulls[PG_GPU_MAX_PAYLOAD];
 	int64		n;
 	int64		cap;
-	Datum	   *texts[PG_GPU_MAX_PAYLOAD];	/* a text column's non-NULL values */
+	/*
+	 * A text column's non-NULL values, one after another: value p's bytes
+	 * are tdata[off[p] .. off[p + 1]) (toff holds ntext + 1 offsets).
+	 */
+	char	   *tdata[PG_GPU_MAX_PAYLOAD];
+	uint64		tcap[PG_GPU_MAX_PAYLOAD];
+	uint64	   *toff[PG_GPU_MAX_PAYLOAD];
 	int64		ntext[PG_GPU_MAX_PAYLOAD];
 	uint64		bytes;
 } PgGpuPayloadBuf;
@@ -110,9 +116,31 @@ keybuf_room(PgGpuKeyBuf *b)
 	return b->limit - Min(b->limit, PgGpuKeyBufBytes(b));
 }
 
+/* Append value d (text or bpchar) to column j's bytes, in text_cxt. */
+static void
+payload_text(PgGpuPayloadBuf *pb, int j, Datum d, MemoryContext text_cxt)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	uint64		len = VARSIZE_ANY_EXHDR(v);
+	uint64		at = pb->toff[j][pb->ntext[j]];
+
+	if (at + len > pb->tcap[j])
+	{
+		uint64		cap = Max(Max(pb->tcap[j] * 2, at + len), 8192);
+
+		pb->tdata[j] = (char *) grow_huge(pb->tdata[j], cap, text_cxt);
+		pb->bytes += cap - pb->tcap[j];
+		pb->tcap[j] = cap;
+	}
+	memcpy(pb->tdata[j] + at, VARDATA_ANY(v), len);
+	pb->toff[j][++pb->ntext[j]] = at + len;
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+}
+
 /*
  * One row's payload values (its key was not NULL); false when over the limit.
- * A text value is copied (detoasted) into text_cxt.
+ * A text value's bytes are copied (detoasted) into text_cxt.
  */
 static bool
 payload_values(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64 limit,
@@ -127,9 +155,14 @@ payload_values(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64
 			pb->vals[j] = (uint64 *) grow_huge(pb->vals[j], sizeof(uint64) * cap, pay_cxt);
 			pb->nulls[j] = (uint8 *) grow_huge(pb->nulls[j], cap, pay_cxt);
 			if (pb->type[j] == PG_GPU_TEXT || pb->type[j] == PG_GPU_BPCHAR)
-				pb->texts[j] = (Datum *) grow_huge(pb->texts[j], sizeof(Datum) * cap, text_cxt);
+			{
+				pb->toff[j] = (uint64 *) grow_huge(pb->toff[j], sizeof(uint64) * (cap + 1),
+												   text_cxt);
+				if (pb->cap == 0)
+					pb->toff[j][0] = 0;
+			}
 		}
-		pb->bytes += (cap - pb->cap) * pb->ncols * (sizeof(uint64) + 1 + sizeof(Datum));
+		pb->bytes += (cap - pb->cap) * pb->ncols * (2 * sizeof(uint64) + 1);
 		pb->cap = cap;
 	}
 	for (int j = 0; j < pb->ncols; j++)
@@ -143,13 +176,8 @@ payload_values(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64
 			;
 		else if (pb->type[j] == PG_GPU_TEXT || pb->type[j] == PG_GPU_BPCHAR)
 		{
-			MemoryContext old = MemoryContextSwitchTo(text_cxt);
-			struct varlena *v = pg_detoast_datum_copy((struct varlena *) DatumGetPointer(d));
-
-			MemoryContextSwitchTo(old);
-			pb->bytes += VARSIZE(v);
 			w = (uint64) pb->ntext[j];
-			pb->texts[j][pb->ntext[j]++] = PointerGetDatum(v);
+			payload_text(pb, j, d, text_cxt);
 		}
 		else if (!PgGpuDatumWord(d, pb->type[j], &w))
 			elog(ERROR, "pg_gpu: payload value of an unexpected type");
@@ -232,28 +260,14 @@ payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuSvcChannel *svc,
 			  PgGpuFallback *reason, char *msg, size_t msglen)
 {
 	int64		m = pb->ntext[j];
-	uint64	   *off;
-	char	   *data;
-	uint64		total = 0;
+	const uint64 *off = pb->toff[j];
+	const char *data = pb->tdata[j] ? pb->tdata[j] : "";
 	int64	   *ord;
 	pg_gpu_error err;
 	pg_gpu_keyset *ks;
 
 	if (m == 0)
 		return true;
-	off = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * (m + 1));
-	for (int64 p = 0; p < m; p++)
-		total += VARSIZE_ANY_EXHDR(DatumGetPointer(pb->texts[j][p]));
-	data = (char *) MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
-	off[0] = 0;
-	for (int64 p = 0; p < m; p++)
-	{
-		struct varlena *v = (struct varlena *) DatumGetPointer(pb->texts[j][p]);
-		uint64		len = VARSIZE_ANY_EXHDR(v);
-
-		memcpy(data + off[p], VARDATA_ANY(v), len);
-		off[p + 1] = off[p] + len;
-	}
 	if (svc != NULL)
 	{
 		/* the service's set: it codes the words when the payload comes */
@@ -265,8 +279,6 @@ payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuSvcChannel *svc,
 			*reason = PgGpuFallbackFor(err.status);
 			strlcpy(msg, err.message, msglen);
 		}
-		pfree(data);
-		pfree(off);
 		return ok;
 	}
 	ord = (int64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * m);
@@ -283,8 +295,6 @@ payload_codes(PgGpuPayloadBuf *pb, int j, int emulate, PgGpuSvcChannel *svc,
 		if (!pb->nulls[j][r])
 			pb->vals[j][r] = (uint64) ord[pb->vals[j][r]];
 	pfree(ord);
-	pfree(data);
-	pfree(off);
 	return true;
 }
 
@@ -303,7 +313,8 @@ payload_attach(PgGpuPayloadBuf *pb, PgGpuSets *sets, int i, int emulate,
 			continue;
 		if (!payload_codes(pb, j, emulate, sets->svc, reason, msg, msglen))
 			return false;
-		sets->pay_text[i][j] = pb->texts[j];
+		sets->pay_text[i][j].data = pb->tdata[j] ? pb->tdata[j] : "";
+		sets->pay_text[i][j].off = pb->toff[j];
 	}
 	/* no keys: the columns are still declared, and never read */
 	vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext,
@@ -688,7 +699,9 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			pb.bytes = 0;
 			memset(pb.vals, 0, sizeof(pb.vals));
 			memset(pb.nulls, 0, sizeof(pb.nulls));
-			memset(pb.texts, 0, sizeof(pb.texts));
+			memset(pb.tdata, 0, sizeof(pb.tdata));
+			memset(pb.tcap, 0, sizeof(pb.tcap));
+			memset(pb.toff, 0, sizeof(pb.toff));
 			memset(pb.ntext, 0, sizeof(pb.ntext));
 		}
 

@@ -66,7 +66,11 @@ typedef struct PgGpuSets
 	 * query's context, reset by the next build).
 	 */
 	MemoryContext pay_cxt;
-	Datum	   *pay_text[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
+	struct
+	{
+		const char *data;		/* value p: data[off[p] .. off[p + 1]) */
+		const uint64 *off;
+	}			pay_text[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
 	/* each payload column's distinct non-NULL values (-1: not known) */
 	int64		pay_distinct[PG_GPU_MAX_SETS][PG_GPU_MAX_PAYLOAD];
 } PgGpuSets;
