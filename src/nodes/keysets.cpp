@@ -585,6 +585,81 @@ rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets
 	return true;
 }
 
+/*
+ * A CHILD source with a payload and a rows task, its sets in the GPU service:
+ * the rows task runs on the set's channel and its groups become the set there
+ * (PgGpuCollectRowsSet); only the text columns' distinct values come back, for
+ * the groups' keys.  False when the GPU could not (noted; the child plan then
+ * runs instead), or with *dup when rows repeat.
+ */
+static bool
+rows_in_service(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets *sets,
+				int i, pg_gpu_set_ref *ref, const PgGpuPayloadBuf *pb, bool *dup)
+{
+	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(src->task->constvalue));
+	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
+	char		msg[256] = "";
+	PgGpuRowsSet rs;
+	pg_gpu_error err;
+	Relation	rel;
+	bool		ok;
+
+	/* the task's keys: the set's key, then the payload's columns */
+	if (task->nkeys != pb->ncols + 1)
+		return false;
+	for (int j = 0; j < pb->ncols; j++)
+		if (task->keys[j + 1].type != pb->type[j])
+			return false;
+	/* the plan's child scans it too: the executor holds its lock already */
+	rel = table_open(src->relid, NoLock);
+	ok = PgGpuCollectRowsSet(rel, estate->es_snapshot, task, ref->type, sets->svc, &rs,
+							 sets->rows_ms[i], &reason, msg, sizeof(msg));
+	table_close(rel, NoLock);
+	if (!ok && (rs.dup_rows > 0 || reason == PG_GPU_FB_DUP_KEYS))
+	{
+		*dup = true;
+		return false;
+	}
+	sets->n = i + 1;			/* a set of the channel, freed with the others */
+	sets->ks[i] = NULL;
+	for (int j = 0; ok && j < pb->ncols; j++)
+	{
+		char	   *data = NULL;
+		uint64	   *off = NULL;
+
+		sets->pay_distinct[i][j] = rs.pay_distinct[j];
+		if (pb->type[j] != PG_GPU_TEXT && pb->type[j] != PG_GPU_BPCHAR)
+			continue;
+		if (!PgGpuServiceKeysetTexts(sets->svc, j, rs.pay_distinct[j], sets->pay_cxt, &data, &off,
+									 &err))
+		{
+			reason = PgGpuFallbackFor(err.status);
+			strlcpy(msg, err.message, sizeof(msg));
+			ok = false;
+		}
+		sets->pay_text[i][j].data = data;
+		sets->pay_text[i][j].off = off;
+	}
+	if (!ok)
+	{
+		char		detail[300];
+
+		sets->n = i;
+		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
+		PgGpuNoteFallback(node, reason, detail);
+		return false;
+	}
+	sets->svc_ref[i] = rs.ref;
+	sets->distinct[i] = (int64) rs.distinct;
+	sets->keys[i] = (int64) rs.keys;
+	sets->gpu_collected[i] = true;
+	sets->collect_pages[i] = rs.pages;
+	sets->collect_gpu_ms += rs.gpu_ms;
+	ref->has_null = rs.has_null != 0;
+	ref->nonempty = rs.nonempty;
+	return true;
+}
+
 bool
 PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason, char *msg,
@@ -672,7 +747,33 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		 * A star join's dimension, its rows grouped on the GPU: each group's
 		 * key and payload read, the plan never run (unless the GPU cannot).
 		 */
-		if (kind == PG_GPU_SET_CHILD && src.payload != NIL && src.task != NULL)
+		if (kind == PG_GPU_SET_CHILD && src.payload != NIL && src.task != NULL &&
+			sets->svc != NULL)
+		{
+			bool		dup = false;
+
+			if (rows_in_service(&src, estate, node, sets, i, ref, &pb, &dup))
+			{
+				sets->collect_ms += ms_since(t0c);
+				if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
+				{
+					ok = false;
+					break;
+				}
+				sets->set_ms[i] = ms_since(t0c);
+				i++;
+				continue;
+			}
+			if (dup)
+			{
+				/* rows that repeat: their keys do too, so PostgreSQL joins */
+				*reason = PG_GPU_FB_DUP_KEYS;
+				strlcpy(msg, "the join's build side has rows that repeat", msglen);
+				ok = false;
+				break;
+			}
+		}
+		else if (kind == PG_GPU_SET_CHILD && src.payload != NIL && src.task != NULL)
 		{
 			PlanState  *child = (PlanState *) list_nth(children, src.child);
 

@@ -1111,3 +1111,38 @@ PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_
 	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen,
 						  svc, phase_ms);
 }
+
+typedef struct TakeRowsSet
+{
+	int			settype;
+	PgGpuRowsSet *out;
+} TakeRowsSet;
+
+static bool
+take_rows_set(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
+{
+	TakeRowsSet *a = (TakeRowsSet *) arg;
+	pg_gpu_error err;
+
+	a->out->pages = res->pages;
+	a->out->gpu_ms = res->gpu_ms;
+	a->out->nonempty = res->ngroups > 0;
+	if (!PgGpuServiceKeysetRows(ps->svc, a->settype, &a->out->ref, &a->out->keys,
+								&a->out->distinct, &a->out->has_null, a->out->pay_distinct,
+								&a->out->dup_rows, &err))
+		return scan_fail(ps, a->out->dup_rows > 0 ? PG_GPU_FB_DUP_KEYS : PgGpuFallbackFor(err.status),
+						 err.message);
+	return true;
+}
+
+bool
+PgGpuCollectRowsSet(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+					int settype, PgGpuSvcChannel *svc, PgGpuRowsSet *out, double *phase_ms,
+					PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	TakeRowsSet a = {settype, out};
+
+	memset(out, 0, sizeof(*out));
+	return run_table_task(rel, snapshot, plan_task, false, take_rows_set, &a, reason, msg, msglen,
+						  svc, phase_ms);
+}

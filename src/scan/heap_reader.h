@@ -142,4 +142,26 @@ bool		PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task 
 							   PgGpuFallback *reason, char *msg, size_t msglen,
 							   PgGpuSvcChannel *svc, double *phase_ms);
 
+/*
+ * A rows task on a channel of the GPU service whose groups become a key set
+ * there, with the payload (PgGpuServiceKeysetRows): what it answered.
+ */
+typedef struct PgGpuRowsSet
+{
+	pg_gpu_set_ref ref;
+	uint64		keys;
+	uint64		distinct;
+	int			has_null;
+	bool		nonempty;		/* the task's table had passing rows */
+	int64		pay_distinct[PG_GPU_MAX_PAYLOAD];
+	int64		dup_rows;		/* > 0: rows repeat, no set made */
+	int64		pages;
+	double		gpu_ms;
+} PgGpuRowsSet;
+
+bool		PgGpuCollectRowsSet(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
+								int settype, PgGpuSvcChannel *svc, PgGpuRowsSet *out,
+								double *phase_ms, PgGpuFallback *reason, char *msg,
+								size_t msglen);
+
 #endif							/* PG_GPU_HEAP_READER_H */

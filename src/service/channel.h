@@ -44,8 +44,14 @@ typedef enum SvcOp
 								 * emulate;
 								 * parts 1, 2: a text column's values, which
 								 * become the codes of SVC_KS_PAYLOAD's words */
-	SVC_KS_PAYLOAD				/* arg: columns, arg2: keys; parts 0, 3: the
+	SVC_KS_PAYLOAD,				/* arg: columns, arg2: keys; parts 0, 3: the
 								 * payload of the channel's last key set */
+	SVC_KS_ROWS,				/* arg: set type; the finished rows task's
+								 * groups (key, payload) become a key set with
+								 * its payload, text coded densely */
+	SVC_KS_TEXTS				/* arg: payload column, arg2: first code;
+								 * window: the values of codes from there
+								 * (uint32 length, bytes), ngroups of them */
 } SvcOp;
 
 #define SVC_MAX_KEYSETS PG_GPU_MAX_SETS
@@ -97,8 +103,11 @@ typedef struct SvcChannel
 	uint64		ks_keys;		/* non-NULL keys */
 	uint64		ks_distinct;
 	int32		ks_has_null;
-	int64		ks_pay_distinct[PG_GPU_MAX_PAYLOAD];	/* SVC_KS_PAYLOAD: each
+	int64		ks_pay_distinct[PG_GPU_MAX_PAYLOAD];	/* SVC_KS_PAYLOAD,
+														 * SVC_KS_ROWS: each
 														 * column's distinct words */
+	int64		ks_dup_rows;	/* SVC_KS_ROWS: a group of so many equal rows
+								 * (the set was not made) */
 	int64		tasks;			/* begun through this channel */
 	pg_gpu_agg_task task;
 	pg_gpu_agg_result res;

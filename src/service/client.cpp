@@ -711,6 +711,83 @@ PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n, const uint
 	return true;
 }
 
+/*
+ * The finished rows task on the channel (a star join's dimension: groups of
+ * key and payload columns) becomes its key set with the payload (SVC_KS_ROWS);
+ * pay_distinct[j]: column j's distinct values, a text column's codes being
+ * 0 .. pay_distinct[j] - 1.  False with *dup_rows > 0 when rows repeat.
+ */
+bool
+PgGpuServiceKeysetRows(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref, uint64 *keys,
+					   uint64 *distinct, int *has_null, int64 *pay_distinct, int64 *dup_rows,
+					   pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+
+	CHECK_FOR_INTERRUPTS();
+	c->ch->arg = type;
+	c->ch->ks_dup_rows = 0;
+	if (svc_request(c, SVC_KS_ROWS, true, err) != PG_GPU_OK)
+	{
+		*dup_rows = c->ch->ks_dup_rows;
+		return false;
+	}
+	*dup_rows = 0;
+	svc_take_keyset(c, ref, keys, distinct, has_null);
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		pay_distinct[j] = c->ch->ks_pay_distinct[j];
+	return true;
+}
+
+/*
+ * The values of a text payload column's count codes (SVC_KS_TEXTS), as bytes
+ * with offsets in cxt: code k's value is (*data)[(*off)[k] .. (*off)[k + 1]).
+ */
+bool
+PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count, MemoryContext cxt,
+						char **data, uint64 **off, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	uint64		cap = 8192,
+				used = 0;
+	int64		k = 0;
+
+	*off = (uint64 *) MemoryContextAllocHuge(cxt, sizeof(uint64) * (count + 1));
+	*data = (char *) MemoryContextAllocHuge(cxt, cap);
+	(*off)[0] = 0;
+	while (k < count)
+	{
+		const char *p = c->ch->window;
+
+		CHECK_FOR_INTERRUPTS();
+		c->ch->arg = col;
+		c->ch->arg2 = k;
+		if (svc_request(c, SVC_KS_TEXTS, true, err) != PG_GPU_OK)
+			return false;
+		if (c->ch->ngroups <= 0)
+		{
+			svc_error(err, PG_GPU_INVALID_TASK, "the GPU service returned no payload value");
+			return false;
+		}
+		for (int32 i = 0; i < c->ch->ngroups && k < count; i++, k++)
+		{
+			uint32		len;
+
+			memcpy(&len, p, sizeof(uint32));
+			if (used + len > cap)
+			{
+				cap = Max(cap * 2, used + len);
+				*data = (char *) repalloc_huge(*data, cap);
+			}
+			memcpy(*data + used, p + sizeof(uint32), len);
+			used += len;
+			(*off)[k + 1] = used;
+			p += sizeof(uint32) + len;
+		}
+	}
+	return true;
+}
+
 void
 PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan)
 {

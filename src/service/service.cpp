@@ -278,6 +278,10 @@ typedef struct SvcWork
 	std::vector<char> part[4];	/* SVC_KS_APPEND: vals, text bytes, offsets, NULLs */
 	/* SVC_KS_CODES: each text payload column's code for each value's position */
 	std::vector<int64_t> codes[PG_GPU_MAX_PAYLOAD];
+	/* SVC_KS_ROWS: each text payload column's values, and where code c's is */
+	std::vector<char> tdata[PG_GPU_MAX_PAYLOAD];
+	std::vector<uint64> toff[PG_GPU_MAX_PAYLOAD];
+	std::vector<uint64> tfirst[PG_GPU_MAX_PAYLOAD];
 } SvcWork;
 
 static void
@@ -302,7 +306,12 @@ svc_free_keysets(SvcWork *w)
 	for (int p = 0; p < 4; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+	{
 		std::vector<int64_t>().swap(w->codes[j]);
+		std::vector<char>().swap(w->tdata[j]);
+		std::vector<uint64>().swap(w->toff[j]);
+		std::vector<uint64>().swap(w->tfirst[j]);
+	}
 }
 
 /* Whether two references name the same set (the flags a backend sets aside). */
@@ -569,6 +578,210 @@ svc_op_payload(SvcChannel *ch, SvcWork *w)
 		std::vector<int64_t>().swap(w->codes[j]);
 }
 
+/*
+ * SVC_KS_ROWS: a star join's dimension, its rows task finished on this channel
+ * (groups of key and payload columns, a group per distinct row): the keys
+ * become a key set of the channel, the payload columns its payload, without
+ * the rows crossing to the backend.  A text column's words are dense codes
+ * (0, 1, ... in the order the values first appear); the backend reads the
+ * values of the codes with SVC_KS_TEXTS.  A NULL key joins nothing; a group of
+ * equal rows makes no set (ks_dup_rows: PostgreSQL's join must count them).
+ */
+static void
+svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
+{
+	const pg_gpu_agg_task *t = &ch->task;
+	int			settype = (int) ch->arg;
+	int			npay = t->nkeys - 1;
+	bool		ktext = svc_text_type(settype);
+	std::vector<int64_t> kv;
+	std::vector<char> kd;
+	std::vector<uint64_t> ko;
+	std::vector<uint64> pv[PG_GPU_MAX_PAYLOAD];
+	std::vector<uint8> pn[PG_GPU_MAX_PAYLOAD];
+	int			has_null = 0;
+	pg_gpu_keyset *ks;
+
+	ch->ks_dup_rows = 0;
+	if (t->nkeys < 1 || npay > PG_GPU_MAX_PAYLOAD || t->sort || t->collect || w->nks >= SVC_MAX_KEYSETS ||
+		(ktext != svc_text_type(t->keys[0].type)))
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no rows task for a key set on the channel");
+		return;
+	}
+	try
+	{
+		ko.push_back(0);
+		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		{
+			w->tdata[j].clear();
+			w->toff[j].assign(1, 0);
+			w->tfirst[j].clear();
+		}
+		for (int64 g = 0; g < ch->res.ngroups; g++)
+		{
+			uint64		keys[PG_GPU_MAX_KEYS];
+			uint32		nullmask = 0;
+			int64		rows = 0;
+			pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+
+			pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
+			if (nullmask & 1)
+			{
+				has_null = 1;
+				continue;
+			}
+			if (rows > 1)
+			{
+				ch->ks_dup_rows = rows;
+				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "the join's build side has rows that repeat");
+				return;
+			}
+			if (ktext)
+			{
+				const char *v = (const char *) (uintptr_t) keys[0];
+
+				kd.insert(kd.end(), v + VARHDRSZ, v + VARSIZE(v));
+				ko.push_back(kd.size());
+			}
+			else
+				kv.push_back((int64_t) keys[0]);
+			for (int j = 0; j < npay; j++)
+			{
+				uint8		null = (nullmask >> (j + 1)) & 1;
+				uint64		word = keys[j + 1];
+
+				if (null)
+					word = 0;
+				else if (svc_text_type(t->keys[j + 1].type))
+				{
+					const char *v = (const char *) (uintptr_t) keys[j + 1];
+
+					word = w->toff[j].size() - 1;	/* its position, coded below */
+					w->tdata[j].insert(w->tdata[j].end(), v + VARHDRSZ, v + VARSIZE(v));
+					w->toff[j].push_back(w->tdata[j].size());
+				}
+				else if (t->keys[j + 1].type == PG_GPU_BOOL)
+					word = word != 0;
+				pn[j].push_back(null);
+				pv[j].push_back(word);
+			}
+		}
+	}
+	catch (...)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
+		return;
+	}
+
+	uint64		n = ktext ? ko.size() - 1 : kv.size();
+
+	if (!t->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+		return;
+	ks = pg_gpu_keyset_build(settype, n, ktext ? NULL : kv.data(), ktext ? (kd.empty() ? "" : kd.data()) : NULL,
+							 ktext ? ko.data() : NULL, t->emulate, &ch->err);
+	if (ks == NULL)
+	{
+		ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
+		return;
+	}
+	ch->status = PG_GPU_OK;
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		ch->ks_pay_distinct[j] = -1;
+	for (int j = 0; j < npay && ch->status == PG_GPU_OK; j++)
+	{
+		uint64		m = w->toff[j].size() - 1;
+
+		if (!svc_text_type(t->keys[j + 1].type))
+		{
+			ch->ks_pay_distinct[j] = (int64) PgGpuDistinctWords(pv[j].data(), pn[j].data(), n);
+			continue;
+		}
+		/* a text column: each value's code, the first equal value's rank */
+		std::vector<int64_t> ord(m);
+		std::vector<uint64> dense(m);
+		pg_gpu_keyset *vs = m == 0 ? NULL
+			: pg_gpu_keyset_build(t->keys[j + 1].type, m, NULL,
+								  w->tdata[j].empty() ? "" : w->tdata[j].data(),
+								  w->toff[j].data(), t->emulate, &ch->err);
+
+		if (m > 0 && (vs == NULL || (ch->status = pg_gpu_keyset_ordinals(vs, ord.data(), &ch->err)) != PG_GPU_OK))
+		{
+			if (ch->status == PG_GPU_OK)
+				ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
+			pg_gpu_keyset_free(vs);
+			break;
+		}
+		pg_gpu_keyset_free(vs);
+		for (uint64 p = 0; p < m; p++)
+		{
+			if ((uint64) ord[p] == p)
+			{
+				dense[p] = w->tfirst[j].size();
+				w->tfirst[j].push_back(p);
+			}
+			else
+				dense[p] = dense[ord[p]];
+		}
+		for (uint64 r = 0; r < n; r++)
+			if (!pn[j][r])
+				pv[j][r] = dense[pv[j][r]];
+		ch->ks_pay_distinct[j] = (int64) w->tfirst[j].size();
+	}
+	if (ch->status == PG_GPU_OK && npay > 0)
+	{
+		std::vector<uint64> vals((size_t) npay * n);
+		std::vector<uint8> nulls((size_t) npay * n);
+
+		for (int j = 0; j < npay; j++)
+		{
+			std::copy(pv[j].begin(), pv[j].end(), vals.begin() + (size_t) j * n);
+			std::copy(pn[j].begin(), pn[j].end(), nulls.begin() + (size_t) j * n);
+		}
+		ch->status = pg_gpu_keyset_payload(ks, npay, vals.data(), nulls.data(), &ch->err);
+	}
+	if (ch->status != PG_GPU_OK)
+	{
+		pg_gpu_keyset_free(ks);
+		return;
+	}
+	int64		pay_distinct[PG_GPU_MAX_PAYLOAD];
+
+	memcpy(pay_distinct, ch->ks_pay_distinct, sizeof(pay_distinct));
+	svc_keep_keyset(ch, w, ks, n, has_null);
+	memcpy(ch->ks_pay_distinct, pay_distinct, sizeof(pay_distinct));
+}
+
+/* SVC_KS_TEXTS: the values of a text column's codes, from code arg2 on. */
+static void
+svc_op_ks_texts(SvcChannel *ch, SvcWork *w)
+{
+	int			j = (int) ch->arg;
+	uint64		c = (uint64) ch->arg2;
+	size_t		used = 0;
+	int32		n = 0;
+
+	if (j < 0 || j >= PG_GPU_MAX_PAYLOAD || c > w->tfirst[j].size())
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no such payload values");
+		return;
+	}
+	for (; c < w->tfirst[j].size(); c++, n++)
+	{
+		uint64		p = w->tfirst[j][c];
+		uint32		len = (uint32) (w->toff[j][p + 1] - w->toff[j][p]);
+
+		if (used + sizeof(uint32) + len > SVC_WINDOW)
+			break;
+		memcpy(ch->window + used, &len, sizeof(uint32));
+		memcpy(ch->window + used + sizeof(uint32), w->tdata[j].data() + w->toff[j][p], len);
+		used += sizeof(uint32) + len;
+	}
+	ch->ngroups = n;
+	ch->status = n > 0 || c == w->tfirst[j].size() ? PG_GPU_OK
+		: svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload value too long for the GPU service's window");
+}
+
 static void
 svc_op_begin(SvcChannel *ch, SvcWork *w)
 {
@@ -795,6 +1008,8 @@ svc_serve(int i)
 				svc_op_codes(ch, w);
 			else if (op == SVC_KS_PAYLOAD)
 				svc_op_payload(ch, w);
+			else if (op == SVC_KS_TEXTS)
+				svc_op_ks_texts(ch, w);
 			else if (op == SVC_KS_FREE)
 			{
 				svc_free_keysets(w);
@@ -805,6 +1020,8 @@ svc_serve(int i)
 									   "no task in the GPU service (it restarted)");
 			else if (op == SVC_FINISH)
 				svc_op_finish(ch, w, agg);
+			else if (op == SVC_KS_ROWS)
+				svc_op_ks_rows(ch, w, agg);
 			else if (op == SVC_GROUPS)
 				svc_op_groups(ch, agg);
 		}

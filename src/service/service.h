@@ -110,6 +110,12 @@ bool		PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n,
 									  pg_gpu_set_ref *ref, int64 *distinct,
 									  pg_gpu_error *err);
 uint64		PgGpuDistinctWords(const uint64 *vals, const uint8 *nulls, uint64 n);
+bool		PgGpuServiceKeysetRows(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref,
+								   uint64 *keys, uint64 *distinct, int *has_null,
+								   int64 *pay_distinct, int64 *dup_rows, pg_gpu_error *err);
+bool		PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count,
+									MemoryContext cxt, char **data, uint64 **off,
+									pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);
 
 #ifdef __cplusplus
