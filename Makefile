@@ -59,7 +59,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 # Goals that run scripts (which install what is missing, then call make again)
 # work before PostgreSQL's headers are there; building does not.
-SCRIPT_GOALS = deps test demo demo-stop deb fuzz pgcheck gpucheck ssb bench
+SCRIPT_GOALS = deps test demo demo-stop deb fuzz cachecheck pgcheck gpucheck ssb bench
 ifeq ($(PGXS),)
 ifneq ($(filter-out $(SCRIPT_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(error pg_gpu: no PostgreSQL 15 pg_config at '$(PG_CONFIG)': install postgresql-server-dev-15 (make deps) or give PG_CONFIG=/path/to/pg_config)
@@ -99,7 +99,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest gpucheck pgcheck demo demo-stop bench fuzz ssb deb
+.PHONY: deps test unittest gpucheck pgcheck demo demo-stop bench fuzz cachecheck ssb deb
 deps:
 	@scripts/deps.sh
 
@@ -154,6 +154,11 @@ ssb:
 # FUZZ_ARGS="--seed N --queries N" to replay or go longer; FUZZ_EXISTING=1 on the GPU host.
 fuzz:
 	python3 scripts/fuzz.py $(FUZZ_ARGS)
+
+# The GPU service's column cache read while writer sessions change its table, each
+# answer against PostgreSQL's in the same snapshot (scripts/cache_writers.py)
+cachecheck:
+	python3 scripts/cache_writers.py $(CACHECHECK_ARGS)
 
 installcheck: tmp/regress
 tmp/regress:

@@ -40,6 +40,11 @@ if [ "${FUZZ:-0}" -gt 0 ]; then
   tail -25 "$OUT/fuzz.log"
   [ -d tmp/fuzz ] && tar czf "$OUT/fuzz.tgz" -C tmp fuzz
 fi
+# the column cache under concurrent writers, on the GPU (CACHECHECK: seconds)
+if [ "${CACHECHECK:-0}" -gt 0 ]; then
+  CACHECHECK_EXISTING=1 pgrun python3 scripts/cache_writers.py --existing --seconds "$CACHECHECK" > "$OUT/cachecheck.log" 2>&1; echo "cachecheck rc=$?"
+  tail -12 "$OUT/cachecheck.log"
+fi
 # the Star Schema Benchmark (bench/ssb/ssb.py), with the arguments in SSB ("--sf 10")
 if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"

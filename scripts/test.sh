@@ -6,8 +6,8 @@
 # Stages: build; engine unit tests; pg_regress on a throwaway preloaded cluster
 # (plain, then with the engine emulated on the CPU, and the off/forced halves
 # compared); PostgreSQL's own regression files off vs forced (pgcheck); 300 random
-# differential queries with a new seed (fuzz); the Debian package built, installed
-# and tested (deb).
+# differential queries with a new seed (fuzz); the column cache read while writers
+# change its table (cachechk); the Debian package built, installed and tested (deb).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=tmp/test-logs
@@ -47,6 +47,7 @@ stage unittest 'passed, [0-9]+ failed|skipped' $MAKE -s unittest
 stage regress 'tests passed|tests? failed|passed, [0-9]+ failed' scripts/regress.sh
 stage pgcheck '^pgcheck: [0-9]+ files' scripts/pgcheck.sh
 stage fuzz '^fuzz: seed [0-9]+, ' python3 scripts/fuzz.py --queries 300
+stage cachechk '^cachecheck: seed [0-9]+, ' python3 scripts/cache_writers.py --seconds 20
 # the Debian package: built, installed, the regression suite against it (needs
 # root or sudo for apt)
 if [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; then

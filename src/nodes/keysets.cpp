@@ -1055,8 +1055,12 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 				const double *r = sets->rows_ms[i];
 
 				/* a dimension's rows task, then the set built from its rows */
-				appendStringInfo(&buf, ": rows task %.3f begin, %.3f pages, %.3f finish, %.3f rows; set %.3f, payload %.3f",
-								 r[0], r[1], r[2], r[3], r[4], r[5]);
+				appendStringInfo(&buf, ": rows task %.3f begin, %.3f pages, %.3f finish, %.3f rows",
+								 r[0], r[1], r[2], r[3]);
+				if (r[4] + r[5] > 0)
+					appendStringInfo(&buf, "; set %.3f, payload %.3f", r[4], r[5]);
+				else
+					appendStringInfoString(&buf, " (the set built in the GPU service)");
 			}
 			appendStringInfoChar(&buf, ')');
 		}
