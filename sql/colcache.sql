@@ -223,6 +223,18 @@ DROP VIEW cc_star;
 DROP FUNCTION cc_lines(text);
 DROP TABLE ccf, cda, cdb;
 
+-- 13. a table with no all-visible page makes no entry (nothing to cache yet);
+--     after VACUUM its scan caches it
+CREATE TABLE ccn (a int4, b int8);
+INSERT INTO ccn SELECT i, i * 2 FROM generate_series(1, 20000) i;
+SELECT count(*), sum(b) FROM ccn;
+SELECT count(*) AS entries FROM pg_gpu_cache WHERE "table" = 'ccn'::regclass;
+VACUUM ccn;
+SELECT count(*), sum(b) FROM ccn;
+SELECT count(*) AS entries, sum(blocks) > 0 AS has_blocks FROM pg_gpu_cache
+  WHERE "table" = 'ccn'::regclass;
+DROP TABLE ccn;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

@@ -374,6 +374,18 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 	for (int k = 0; k < task->nkeys; k++)
 		if (svc_text_type(task->keys[k].type))
 			return NULL;
+	/*
+	 * A table with no all-visible page has nothing to cache yet: no entry for
+	 * it (it would hold one of the service's slots until evicted).  The VM is
+	 * small: a page per 32,672 blocks.
+	 */
+	{
+		BlockNumber all_visible = 0;
+
+		visibilitymap_count(rel, &all_visible, NULL);
+		if (all_visible == 0)
+			return NULL;
+	}
 	req = (CcRequest *) palloc0(sizeof(CcRequest));
 	l = &req->layout;
 	for (int a = 0; a < desc->natts; a++)
