@@ -248,9 +248,11 @@ run_on_gpu(PgGpuTableNode *t)
 	 * and first chunks overlap the key set's build.  They put the backend in
 	 * parallel mode, so only when the build runs nothing parallel-unsafe (and
 	 * takes no parallel workers of its own): keys collected on the GPU, from
-	 * plans PostgreSQL marked parallel-safe should the GPU give them back.
+	 * plans PostgreSQL marked parallel-safe should the GPU give them back.  Not
+	 * for a scan that asks for the column cache: its cached blocks are not
+	 * pinned, and workers started for them would only be stopped.
 	 */
-	if (t->set_sources != NIL && pg_gpu_pin_workers_early &&
+	if (t->set_sources != NIL && pg_gpu_pin_workers_early && t->scan.cc_req == NULL &&
 		PgGpuSetsParallelSafe(t->set_sources, t->css.custom_ps, t->css.ss.ps.state))
 		PgGpuScanStartWorkers(&t->scan, pg_gpu_pin_workers_min_pages, t->task.chunk_pages);
 	if (t->set_sources != NIL &&

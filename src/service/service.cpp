@@ -314,6 +314,23 @@ svc_free_keysets(SvcWork *w)
 	}
 }
 
+/*
+ * Whether o holds n + 1 offsets into bytes of size bytes, from 0, never going
+ * back: the engine reads value i at [o[i], o[i + 1]).
+ */
+static bool
+svc_offsets_ok(const std::vector<char> &o, uint64 n, size_t bytes)
+{
+	const uint64 *off = (const uint64 *) o.data();
+
+	if (o.size() != (n + 1) * sizeof(uint64) || off[0] != 0 || off[n] != bytes)
+		return false;
+	for (uint64 i = 0; i < n; i++)
+		if (off[i + 1] < off[i])
+			return false;
+	return true;
+}
+
 /* Whether two references name the same set (the flags a backend sets aside). */
 static bool
 svc_same_set(const pg_gpu_set_ref *a, const pg_gpu_set_ref *b)
@@ -371,7 +388,7 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 					&o = w->part[2];
 
 		if ((!v.empty() && v.size() != n * sizeof(int64)) ||
-			(!o.empty() && o.size() != (n + 1) * sizeof(uint64)))
+			(!o.empty() && !svc_offsets_ok(o, n, d.size())))
 		{
 			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's parts do not match its size");
 			return;
@@ -478,8 +495,7 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 	int			type = ch->val_type;
 
 	if (j < 0 || j >= PG_GPU_MAX_PAYLOAD || !w->part[0].empty() || !w->part[3].empty() ||
-		o.size() != (m + 1) * sizeof(uint64) || !svc_text_type(type) ||
-		((const uint64 *) o.data())[m] != d.size())
+		!svc_offsets_ok(o, m, d.size()) || !svc_text_type(type))
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload column's values do not match their count");
 		return;
