@@ -564,7 +564,7 @@ rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets
 	/* the plan's child scans it too: the executor holds its lock already */
 	rel = table_open(src->relid, NoLock);
 	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg), sets->svc, sets->rows_ms[i]);
+							&reason, msg, sizeof(msg), sets->rows_ms[i]);
 	table_close(rel, NoLock);
 	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
 	{

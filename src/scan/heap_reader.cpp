@@ -945,24 +945,13 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
  */
 typedef bool (*TakeFn) (PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg);
 
-/* Add the milliseconds since *since to *acc and restart *since. */
-static void
-lap_ms(double *acc, instr_time *since)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	*acc += INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*since);
-	*since = now;
-}
-
 static bool
 run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 			   bool bound_pages, TakeFn take, void *arg, PgGpuFallback *reason, char *msg,
 			   size_t msglen, PgGpuSvcChannel *svc = NULL, double *phase_ms = NULL)
 {
-	instr_time	t0;
-	double		ph[4] = {0, 0, 0, 0};
+	instr_time	t0,
+				ph[4];
 	pg_gpu_agg_task *task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
 	PgGpuPageScan ps;
 	pg_gpu_agg_result res;
@@ -972,6 +961,8 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 
 	memcpy(task, plan_task, sizeof(*task));
 	memset(&ps, 0, sizeof(ps));	/* no pin arrays yet */
+	for (int k = 0; k < 4; k++)
+		INSTR_TIME_SET_ZERO(ph[k]);
 	INSTR_TIME_SET_CURRENT(lapt);
 	t0 = lapt;
 	if (!PgGpuScanPrepare(&ps, rel, snapshot, CurrentMemoryContext, task, svc))
@@ -991,7 +982,7 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 			scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
 		else
 		{
-			lap_ms(&ph[0], &t0);
+			PgGpuLap(&ph[0], &t0);
 			INSTR_TIME_SET_CURRENT(lapt);
 			/*
 			 * Pin workers from pg_gpu.pin_workers_min_pages, as for any scan:
@@ -1002,13 +993,13 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 			 */
 			if (PgGpuScanPages(&ps, &lapt, pg_gpu_pin_workers_min_pages))
 			{
-				lap_ms(&ph[1], &t0);
+				PgGpuLap(&ph[1], &t0);
 				if (pg_gpu_agg_finish(ps.agg, &res, &err) != PG_GPU_OK)
 					scan_fail(&ps, PgGpuFallbackFor(err.status), err.message);
 				else
 				{
 					PgGpuScanComplete(&ps);
-					lap_ms(&ph[2], &t0);
+					PgGpuLap(&ph[2], &t0);
 					ok = take(&ps, &res, arg);
 				}
 			}
@@ -1023,9 +1014,9 @@ run_table_task(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task
 	PG_END_TRY();
 	pg_gpu_agg_end(ps.agg);		/* waits for in-flight kernels */
 	PgGpuScanRelease(&ps, true);
-	lap_ms(&ph[3], &t0);
-	if (phase_ms)
-		memcpy(phase_ms, ph, sizeof(ph));
+	PgGpuLap(&ph[3], &t0);
+	for (int k = 0; phase_ms && k < 4; k++)
+		phase_ms[k] = INSTR_TIME_GET_MILLISEC(ph[k]);
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		if (ps.pins[i])
 			pfree(ps.pins[i]);
@@ -1115,13 +1106,12 @@ take_groups(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 bool
 PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 				   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
-				   PgGpuFallback *reason, char *msg, size_t msglen, PgGpuSvcChannel *svc,
-				   double *phase_ms)
+				   PgGpuFallback *reason, char *msg, size_t msglen, double *phase_ms)
 {
 	TakeGroups	a = {fn, arg, pages, gpu_ms};
 
 	return run_table_task(rel, snapshot, plan_task, false, take_groups, &a, reason, msg, msglen,
-						  svc, phase_ms);
+						  NULL, phase_ms);
 }
 
 typedef struct TakeRowsSet

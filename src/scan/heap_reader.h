@@ -140,7 +140,7 @@ typedef bool (*PgGpuGroupFn) (void *arg, const uint64 *keys, uint32 nullmask, in
 bool		PgGpuCollectGroups(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *plan_task,
 							   PgGpuGroupFn fn, void *arg, int64 *pages, double *gpu_ms,
 							   PgGpuFallback *reason, char *msg, size_t msglen,
-							   PgGpuSvcChannel *svc, double *phase_ms);
+							   double *phase_ms);
 
 /*
  * A rows task on a channel of the GPU service whose groups become a key set

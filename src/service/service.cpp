@@ -342,21 +342,28 @@ svc_same_set(const pg_gpu_set_ref *a, const pg_gpu_set_ref *b)
 		a->type == b->type;
 }
 
+/* Answer key set i's reference (taken again: a payload changes it) and counts. */
+static void
+svc_answer_keyset(SvcChannel *ch, SvcWork *w, int i, int has_null)
+{
+	pg_gpu_set_ref *ref = &w->ref[i];
+
+	memset(ref, 0, sizeof(*ref));
+	pg_gpu_keyset_ref(w->ks[i], ref);
+	ch->ks_ref = *ref;
+	ch->ks_keys = w->nkeys[i];
+	ch->ks_distinct = pg_gpu_keyset_size(w->ks[i]);
+	ch->ks_has_null = has_null;
+	ch->status = PG_GPU_OK;
+}
+
 /* A key set made: keep it, and answer its reference and counts. */
 static void
 svc_keep_keyset(SvcChannel *ch, SvcWork *w, pg_gpu_keyset *ks, uint64 keys, int has_null)
 {
-	pg_gpu_set_ref *ref = &w->ref[w->nks];
-
-	memset(ref, 0, sizeof(*ref));
-	pg_gpu_keyset_ref(ks, ref);
 	w->nkeys[w->nks] = keys;
 	w->ks[w->nks++] = ks;
-	ch->ks_ref = *ref;
-	ch->ks_keys = keys;
-	ch->ks_distinct = pg_gpu_keyset_size(ks);
-	ch->ks_has_null = has_null;
-	ch->status = PG_GPU_OK;
+	svc_answer_keyset(ch, w, w->nks - 1, has_null);
 }
 
 static void
@@ -578,16 +585,7 @@ svc_op_payload(SvcChannel *ch, SvcWork *w)
 			: -1;
 	if (ch->status == PG_GPU_OK &&
 		(ch->status = pg_gpu_keyset_payload(w->ks[i], ncols, vals, nulls, &ch->err)) == PG_GPU_OK)
-	{
-		pg_gpu_set_ref *ref = &w->ref[i];
-
-		memset(ref, 0, sizeof(*ref));
-		pg_gpu_keyset_ref(w->ks[i], ref);
-		ch->ks_ref = *ref;
-		ch->ks_keys = w->nkeys[i];
-		ch->ks_distinct = pg_gpu_keyset_size(w->ks[i]);
-		ch->ks_has_null = 0;
-	}
+		svc_answer_keyset(ch, w, i, 0);
 	for (int p = 0; p < 4; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
@@ -761,11 +759,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 		pg_gpu_keyset_free(ks);
 		return;
 	}
-	int64		pay_distinct[PG_GPU_MAX_PAYLOAD];
-
-	memcpy(pay_distinct, ch->ks_pay_distinct, sizeof(pay_distinct));
 	svc_keep_keyset(ch, w, ks, n, has_null);
-	memcpy(ch->ks_pay_distinct, pay_distinct, sizeof(pay_distinct));
 }
 
 /* SVC_KS_TEXTS: the values of a text column's codes, from code arg2 on. */
