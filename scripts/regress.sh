@@ -21,14 +21,16 @@ chmod -R a+rX "$work"
 [ "$(id -u)" = 0 ] && chown -R postgres "$work"
 rm -rf tmp/regress && mkdir -p tmp/regress
 
-run_suite() {   # $1: label, $2: extra server options for every session, $3: tests
-  local label=$1 opts=$2 tests=${3:-$REGRESS} rc
+run_suite() {   # $1: label, $2: extra server options for every session, $3: tests,
+                # $4: server configuration (default: pg_gpu preloaded), $5: pg_regress options
+  local label=$1 opts=$2 tests=${3:-$REGRESS} conf=${4:-test/regress.conf}
+  local extra=${5---load-extension=pg_gpu} rc
   echo "== pg_regress: $label"
   rm -rf "$work/out" "$work/instance"
   set +e
   (cd "$work" && as_pg env PGOPTIONS="$opts" "$PG_REGRESS" --bindir="$PGBIN" --inputdir=. \
-      --outputdir=out --temp-instance=instance --temp-config=test/regress.conf \
-      --load-extension=pg_gpu $tests)
+      --outputdir=out --temp-instance=instance --temp-config="$conf" \
+      $extra $tests)
   rc=$?
   set -e
   rm -rf tmp/regress && cp -r "$work/out" tmp/regress
@@ -53,3 +55,9 @@ run_suite "GPU plans, engine emulated on the CPU" "-c pg_gpu.emulate_gpu=on -c p
 run_suite "GPU plans, emulated, every aggregation through the GPU service" \
   "-c pg_gpu.emulate_gpu=on -c pg_gpu.expect_gpu=on -c pg_gpu.table_cache_size=0" \
   "$(echo $REGRESS | tr ' ' '\n' | grep -vx table_cache | tr '\n' ' ')"
+# 4. a server that does not preload pg_gpu: CREATE EXTENSION loads the library
+#    late, and it must warn and work (the GPU service's settings exist only
+#    when preloaded; PostgreSQL ends a session that defines them later)
+if [ -n "${REGRESS_NOPRELOAD-preload_none}" ]; then
+  run_suite "pg_gpu not preloaded" "" "${REGRESS_NOPRELOAD-preload_none}" test/regress_nopreload.conf ""
+fi

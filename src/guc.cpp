@@ -21,6 +21,7 @@ extern "C" {
 #include <float.h>
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "pg_gpu.h"
@@ -55,7 +56,7 @@ int			pg_gpu_debug_fail_after_chunks = -1;
 bool		pg_gpu_emulate_gpu = false;
 bool		pg_gpu_service = true;
 int			pg_gpu_service_tasks = 16;
-int			pg_gpu_cache_size = 4096;
+int			pg_gpu_cache_size = 4 * 1024 * 1024;	/* kB */
 bool		pg_gpu_use_cache = true;
 int			pg_gpu_service_timeout = 60000;
 int			pg_gpu_debug_service_fault = PG_GPU_SVC_FAULT_NONE;
@@ -204,29 +205,45 @@ PgGpuDefineGucs(void)
 							 "For testing GPU plans end to end on machines without a GPU.",
 							 &pg_gpu_emulate_gpu, false,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_gpu.service",
-							 "Runs GPU aggregations in one background process that owns the GPU.",
-							 "The service starts CUDA and registers the buffer pool once, when the "
-							 "server starts, so backends do not (docs/GPU_SERVICE.md). Off: every "
-							 "backend starts its own.",
-							 &pg_gpu_service, true,
-							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_gpu.service_tasks",
-							"GPU tasks the service runs at once (one channel of about 1.4 MB "
-							"of shared memory each).",
-							"A task that finds every channel in use waits for one, up to 10 s, "
-							"then runs on PostgreSQL's plan.",
-							&pg_gpu_service_tasks, 16, 1, 1024,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_gpu.cache_size",
-							"GPU memory the GPU service keeps tables' columns in, for every "
-							"session (0: none).",
-							"Columns that GPU aggregations read are deformed once from "
-							"all-visible pages into GPU memory and read from there while the "
-							"visibility map shows their blocks unchanged; least recently used "
-							"tables go first (docs/GPU_SERVICE.md).",
-							&pg_gpu_cache_size, 4096, 0, INT_MAX,
-							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+	/*
+	 * The service's settings are read when the server starts, so they exist
+	 * only where pg_gpu is preloaded: PostgreSQL refuses (FATAL) a
+	 * PGC_POSTMASTER variable defined later, which would end the session of a
+	 * CREATE EXTENSION or LOAD without preloading.  Loaded late, the library
+	 * has no service and no column cache, and says so in its warning.
+	 */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomBoolVariable("pg_gpu.service",
+								 "Runs GPU aggregations in one background process that owns the GPU.",
+								 "The service starts CUDA and registers the buffer pool once, when the "
+								 "server starts, so backends do not (docs/GPU_SERVICE.md). Off: every "
+								 "backend starts its own.",
+								 &pg_gpu_service, true,
+								 PGC_POSTMASTER, 0, NULL, NULL, NULL);
+		DefineCustomIntVariable("pg_gpu.service_tasks",
+								"GPU tasks the service runs at once (one channel of about 1.4 MB "
+								"of shared memory each).",
+								"A task that finds every channel in use waits for one, up to 10 s, "
+								"then runs on PostgreSQL's plan.",
+								&pg_gpu_service_tasks, 16, 1, 1024,
+								PGC_POSTMASTER, 0, NULL, NULL, NULL);
+		DefineCustomIntVariable("pg_gpu.cache_size",
+								"GPU memory the GPU service keeps tables' columns in, for every "
+								"session (0: none).",
+								"Columns that GPU aggregations read are deformed once from "
+								"all-visible pages into GPU memory and read from there while the "
+								"visibility map shows their blocks unchanged; least recently used "
+								"tables go first (docs/GPU_SERVICE.md).",
+								&pg_gpu_cache_size, 4 * 1024 * 1024, 0, INT_MAX,
+								PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
+	}
+	else
+	{
+		pg_gpu_service = false;
+		pg_gpu_service_tasks = 0;
+		pg_gpu_cache_size = 0;
+	}
 	DefineCustomBoolVariable("pg_gpu.use_cache",
 							 "Lets this session's GPU aggregations read and fill the GPU service's "
 							 "column cache.",

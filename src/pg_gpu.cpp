@@ -22,6 +22,9 @@ PGDLLEXPORT void _PG_init(void);
 
 #include "guard.h"
 
+/* loaded from shared_preload_libraries (backends inherit it from the postmaster) */
+bool		PgGpuPreloaded = false;
+
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -46,6 +49,7 @@ pg_gpu_shmem_startup(void)
 extern "C" void
 _PG_init(void)
 {
+	PgGpuPreloaded = process_shared_preload_libraries_in_progress;
 	PgGpuDefineGucs();
 	/*
 	 * Loaded on first use instead (CREATE EXTENSION, a pg_gpu function): the
@@ -55,8 +59,9 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress && !IsParallelWorker())
 		ereport(WARNING,
 				(errmsg("pg_gpu is loaded without shared_preload_libraries"),
-				 errdetail("Sessions that have not loaded pg_gpu do not know its pg_gpu.* settings, "
-						   "and pg_gpu_stats counts only this session's queries."),
+				 errdetail("There is no GPU service and no column cache; sessions that have not "
+						   "loaded pg_gpu do not know its pg_gpu.* settings, and pg_gpu_stats "
+						   "counts only this session's queries."),
 				 errhint("Add pg_gpu to shared_preload_libraries in postgresql.conf and restart the server.")));
 	if (process_shared_preload_libraries_in_progress)
 	{
@@ -66,6 +71,7 @@ _PG_init(void)
 		shmem_startup_hook = pg_gpu_shmem_startup;
 		PgGpuServiceRegisterWorker();
 	}
+	PgGpuExtensionInit();
 	PgGpuPlannerInit();
 	PgGpuAggExecInit();
 	PgGpuSortExecInit();

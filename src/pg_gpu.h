@@ -37,7 +37,7 @@ extern int	pg_gpu_debug_fail_after_chunks;
 extern bool pg_gpu_emulate_gpu;
 extern bool pg_gpu_service;
 extern int	pg_gpu_service_tasks;
-extern int	pg_gpu_cache_size;		/* MB: the service's column cache */
+extern int	pg_gpu_cache_size;		/* kB: the service's column cache */
 extern bool pg_gpu_use_cache;
 extern int	pg_gpu_service_timeout;	/* ms */
 extern int	pg_gpu_debug_service_fault;
@@ -53,6 +53,9 @@ typedef enum PgGpuServiceFault
 } PgGpuServiceFault;
 
 void		PgGpuDefineGucs(void);
+
+/* loaded from shared_preload_libraries (pg_gpu.cpp) */
+extern bool PgGpuPreloaded;
 
 /* ---- stats (stats.cpp) ---- */
 typedef enum PgGpuNode
@@ -124,6 +127,12 @@ bool		PgGpuSharedBuffersRegistered(void);
 uint64		PgGpuSharedBufferDeviceAddr(int buf_id);
 /* layout_check.cpp: run-time half of the layout check */
 bool		PgGpuLayoutOk(void);
+
+/* ---- the extension in this database (extension.cpp) ---- */
+bool		PgGpuExtensionPresent(void);
+void		PgGpuExtensionInit(void);
+/* service/cache_sql.cpp: drop this database's column cache entries */
+void		PgGpuCacheDropDatabase(void);
 
 /* ---- the nodes: planner hooks (planner/hooks.cpp), scan methods (nodes/) ---- */
 void		PgGpuPlannerInit(void);

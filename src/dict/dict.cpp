@@ -40,6 +40,7 @@ extern "C" {
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -252,6 +253,24 @@ pg_gpu_dict_create_impl(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("dictionary query must be a single SELECT returning one text column")));
+	/* a dictionary is a snapshot of keys: a query that writes or locks rows is not one */
+	{
+		CachedPlanSource *src = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
+		ListCell   *lc;
+
+		foreach(lc, src->query_list)
+		{
+			Query	   *q = lfirst_node(Query, lc);
+
+			if (q->commandType != CMD_SELECT || q->hasModifyingCTE || q->rowMarks != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("dictionary query must be a single SELECT returning one text column"),
+						 q->commandType != CMD_SELECT ?
+						 errdetail("The query is a %s.", GetCommandTagName(src->commandTag)) :
+						 errdetail("The query changes or locks rows.")));
+		}
+	}
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
 	if (portal->tupDesc->natts != 1)
 		ereport(ERROR,

@@ -4,7 +4,7 @@
  * (gpuagg_plan.cpp) and GpuSort at UPPERREL_ORDERED (gpusort_plan.cpp);
  * set_join_pathlist_hook offers GpuHashJoin and GpuSemiJoin (gpujoin_plan.cpp).
  * Each hook calls the previous one first, then its node's planner inside the
- * error guard.
+ * error guard, in a database where the extension is installed (extension.cpp).
  */
 extern "C" {
 #include "postgres.h"
@@ -29,6 +29,8 @@ GpuJoinPathsHook(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 {
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+	if (!pg_gpu_enabled || !PgGpuExtensionPresent())
+		return;
 	PG_GPU_GUARD(PgGpuJoinPaths(root, joinrel, outerrel, innerrel));
 }
 
@@ -38,6 +40,9 @@ GpuUpperPathsHook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_
 {
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (!pg_gpu_enabled || (stage != UPPERREL_ORDERED && stage != UPPERREL_GROUP_AGG) ||
+		!PgGpuExtensionPresent())
+		return;
 	if (stage == UPPERREL_ORDERED)
 	{
 		PG_GPU_GUARD(PgGpuSortPaths(root, input_rel, output_rel));

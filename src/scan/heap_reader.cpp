@@ -353,10 +353,33 @@ PgGpuCacheableAttr(Form_pg_attribute a)
 }
 
 /*
- * What to ask the service for at the task's begin, or NULL: no column cache
- * for this scan.  The rule of colcache.h holds only where setting a VM bit
- * stamps the VM page with an LSN (WAL-logged relations, as table_cache.cpp's).
+ * Why rel's blocks can never be in the column cache, or NULL when they can.
+ * The rule of colcache.h holds only where setting a VM bit stamps the VM page
+ * with an LSN (WAL-logged relations, as table_cache.cpp's) and where a page's
+ * tuples are never rewritten in place (not catalogs).
  */
+const char *
+PgGpuCacheRefusal(Relation rel)
+{
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		return "it is a temporary table";
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+		return "it is an unlogged table";
+	if (IsCatalogRelation(rel))
+		return "it is a system catalog";
+	if (!RelationNeedsWAL(rel) || rel->rd_createSubid != InvalidSubTransactionId ||
+		rel->rd_firstRelfilenodeSubid != InvalidSubTransactionId)
+		return "it was created or rewritten in this transaction";
+	if (RecoveryInProgress())
+		return "the server is in recovery";
+	if (old_snapshot_threshold >= 0)
+		return "old_snapshot_threshold is set";
+	if (RelationGetDescr(rel)->natts > PG_GPU_MAX_DEFORM_ATTS)
+		return "it has more columns than the GPU deforms";
+	return NULL;
+}
+
+/* What to ask the service for at the task's begin, or NULL: no column cache for this scan. */
 static CcRequest *
 cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNumber nblocks)
 {
@@ -366,10 +389,7 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 
 	if (!pg_gpu_use_cache || PgGpuCc == NULL || PgGpuCc->budget == 0 || nblocks == 0 ||
 		task->sort || task->collect || task->ncols > PG_GPU_CC_MAX_COLS ||
-		!RelationNeedsWAL(rel) || rel->rd_createSubid != InvalidSubTransactionId ||
-		rel->rd_firstRelfilenodeSubid != InvalidSubTransactionId || IsCatalogRelation(rel) ||
-		RecoveryInProgress() || old_snapshot_threshold >= 0 || snapshot->takenDuringRecovery ||
-		desc->natts > PG_GPU_MAX_DEFORM_ATTS)
+		PgGpuCacheRefusal(rel) != NULL || snapshot->takenDuringRecovery)
 		return NULL;
 	for (int k = 0; k < task->nkeys; k++)
 		if (svc_text_type(task->keys[k].type))

@@ -24,6 +24,7 @@
  */
 void		PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n);
 bool		PgGpuCacheableAttr(Form_pg_attribute a);
+const char *PgGpuCacheRefusal(Relation rel);
 
 /* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
 typedef struct PgGpuPageScan

@@ -12,6 +12,7 @@ extern "C" {
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/visibilitymap.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "executor/spi.h"
@@ -23,6 +24,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
@@ -48,23 +50,71 @@ cc_find(Oid relid, bool emulate)
 	return -1;
 }
 
+/*
+ * Wait for the GPU service to be ready for this session's cache fills: after
+ * a fault it restarts (a second's pause, then CUDA and the buffer pool's
+ * registration: up to several seconds on a large pool).  Emulated fills need
+ * only the process.  Gives up after SVC_READY_WAIT_MS with an error that says
+ * so, rather than caching nothing and blaming the table.
+ */
+#define SVC_READY_WAIT_MS 20000
+
+static void
+cc_wait_for_service(bool emulate)
+{
+	for (int waited = 0;; waited += 10)
+	{
+		uint32		state = pg_atomic_read_u32(&PgGpuSvc->state);
+		int			gpu = PgGpuSvc->gpu;
+
+		pg_read_barrier();
+		if (state != SVC_DOWN && (emulate || gpu != 0))
+		{
+			if (!emulate && gpu != 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("the GPU service has no GPU, so nothing can be kept in the GPU cache"),
+						 errdetail("%s", PgGpuSvc->gpu_message),
+						 errhint("SELECT * FROM pg_gpu_service() shows the service's state.")));
+			return;
+		}
+		if (waited >= SVC_READY_WAIT_MS)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the GPU service is restarting"),
+					 errdetail("It was not ready after %d s.", SVC_READY_WAIT_MS / 1000),
+					 errhint("Try again in a moment; SELECT * FROM pg_gpu_service() shows its state, and the server log why it restarted.")));
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(10000);
+	}
+}
+
 static Datum
 pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	Oid			relid;
 	Relation	rel;
 	TupleDesc	desc;
 	int16		att[PG_GPU_CC_MAX_COLS];
 	int			n = 0;
 	int			i;
 	int64		blocks = 0;
+	BlockNumber all_visible = 0;
 	char	   *name;
+	const char *refusal;
 
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
 	if (PgGpuCc == NULL || PgGpuCc->budget == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the GPU service's column cache is off"),
-				 errhint("Set pg_gpu.service = on and pg_gpu.cache_size above 0, then restart the server.")));
+				 !PgGpuPreloaded ?
+				 errhint("Add pg_gpu to shared_preload_libraries in postgresql.conf and restart the server.") :
+				 PgGpuSvc == NULL ?
+				 errhint("Set pg_gpu.service = on in postgresql.conf and restart the server.") :
+				 errhint("Set pg_gpu.cache_size above 0 in postgresql.conf and restart the server.")));
 	rel = relation_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
 	name = pstrdup(RelationGetRelationName(rel));
@@ -72,6 +122,11 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table or materialized view", name)));
+	if ((refusal = PgGpuCacheRefusal(rel)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" cannot be kept in the GPU cache", name),
+				 errdetail("Only permanent tables outside the system catalogs are cached, and %s.", refusal)));
 	if (PG_ARGISNULL(1))
 	{
 		for (int a = 0; a < desc->natts && n < PG_GPU_CC_MAX_COLS; a++)
@@ -112,11 +167,23 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 			att[n++] = (int16) (a - 1);
 		}
 	}
+	visibilitymap_count(rel, &all_visible, NULL);
 	relation_close(rel, AccessShareLock);
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("\"%s\" has no column the GPU cache can keep", name)));
+				 errmsg("\"%s\" has no column the GPU cache can keep", name),
+				 errdetail("Only fixed-width columns of 1, 2, 4 or 8 bytes are cached.")));
+	if (all_visible == 0)
+	{
+		/* nothing to cache, and no reason to start a scan */
+		ereport(NOTICE,
+				(errmsg("no page of \"%s\" is all-visible, so none is in the GPU cache", name),
+				 errdetail("Only all-visible pages are cached: pages VACUUM has seen since they last changed."),
+				 errhint("Run VACUUM on the table (with synchronous_commit = off, a moment after the last commit), then call this again.")));
+		PG_RETURN_INT64(0);
+	}
+	cc_wait_for_service(pg_gpu_emulate_gpu);
 
 	/* SELECT count(*) on the GPU, as the caller, caching the columns */
 	{
@@ -150,31 +217,60 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 	if ((i = cc_find(relid, pg_gpu_emulate_gpu)) >= 0)
 		blocks = (int64) pg_atomic_read_u64(&PgGpuCc->e[i].blocks);
 	if (blocks == 0)
-		ereport(NOTICE,
-				(errmsg("no block of \"%s\" is in the GPU cache", name),
-				 errhint("Only all-visible pages are cached, and only when the GPU service runs the scan: run VACUUM on the table first.")));
+	{
+		/* the table has all-visible pages and the service was ready: the scan did not cache */
+		if (pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
+			ereport(NOTICE,
+					(errmsg("no block of \"%s\" is in the GPU cache: the GPU service restarted during the scan", name),
+					 errhint("Try again in a moment; the server log says why it restarted.")));
+		else
+			ereport(NOTICE,
+					(errmsg("no block of \"%s\" is in the GPU cache: its scan did not run in the GPU service", name),
+					 errhint("pg_gpu_fallbacks says why a scan gave the query back to PostgreSQL; a cache too small for the table's columns (pg_gpu.cache_size) caches nothing either.")));
+	}
 	PG_RETURN_INT64(blocks);
 }
 
 PG_GPU_SQL_FN(pg_gpu_cache_table)
 
-/* Drop relid's entries (InvalidOid: all of this database's); how many. */
+/*
+ * May the current role drop relid's entries?  Dropping them throws away what
+ * every session's queries read, so it takes what VACUUM (and resetting a
+ * table's statistics) takes: the table's owner, the database's owner, or a
+ * superuser.  Entries of a table dropped meanwhile: the database's owner.
+ */
+static bool
+cc_may_drop(Oid relid)
+{
+	if (superuser() || pg_database_ownercheck(MyDatabaseId, GetUserId()))
+		return true;
+	return SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)) &&
+		pg_class_ownercheck(relid, GetUserId());
+}
+
+/*
+ * Drop relid's entries (InvalidOid: those of this database's tables the role
+ * may drop, as a database-wide VACUUM skips the others); how many.
+ */
 static Datum
 pg_gpu_uncache_impl(FunctionCallInfo fcinfo)
 {
 	Oid			relid = PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0);
 	int			asked = 0;
 
+	if (OidIsValid(relid) && !cc_may_drop(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s", get_rel_name(relid)),
+				 errdetail("Dropping a table from the GPU cache takes what VACUUM takes: the table's owner, the database's owner or a superuser.")));
 	if (PgGpuCc == NULL)
 		PG_RETURN_INT32(0);
-	if (OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(relid));
 	for (int i = 0; i < CC_ENTRIES; i++)
 	{
 		CcEntry    *e = &PgGpuCc->e[i];
 
 		if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId &&
-			(!OidIsValid(relid) || e->key.relid == relid))
+			(OidIsValid(relid) ? e->key.relid == relid : cc_may_drop(e->key.relid)))
 		{
 			pg_atomic_write_u32(&e->drop, 1);
 			asked++;
@@ -197,6 +293,19 @@ pg_gpu_uncache_impl(FunctionCallInfo fcinfo)
 }
 
 PG_GPU_SQL_FN(pg_gpu_uncache)
+
+/* DROP EXTENSION pg_gpu: every entry of this database goes (extension.cpp) */
+void
+PgGpuCacheDropDatabase(void)
+{
+	for (int i = 0; PgGpuCc && i < CC_ENTRIES; i++)
+	{
+		CcEntry    *e = &PgGpuCc->e[i];
+
+		if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId)
+			pg_atomic_write_u32(&e->drop, 1);
+	}
+}
 
 /* The entries, for the view pg_gpu_cache. */
 static Datum

@@ -86,7 +86,7 @@ PgGpuCcShmemInit(void *mem)
 {
 	PgGpuCc = (CcShared *) mem;
 	memset(mem, 0, sizeof(CcShared));
-	PgGpuCc->budget = (uint64) pg_gpu_cache_size * 1024 * 1024;
+	PgGpuCc->budget = (uint64) pg_gpu_cache_size * 1024;	/* kB */
 	pg_atomic_init_u64(&PgGpuCc->bytes, 0);
 	pg_atomic_init_u64(&PgGpuCc->evictions, 0);
 	for (int i = 0; i < CC_ENTRIES; i++)

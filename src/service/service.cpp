@@ -1107,16 +1107,15 @@ svc_start_gpu(void)
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (!pg_gpu_engine_compiled() ||
-		(access("/dev/nvidiactl", F_OK) != 0 && access("/dev/nvidia0", F_OK) != 0))
-	{
-		PgGpuSvc->gpu = -1;
-		strlcpy(PgGpuSvc->gpu_message, pg_gpu_engine_compiled() ? "no NVIDIA GPU found"
-				: "pg_gpu was built without the GPU engine", sizeof(PgGpuSvc->gpu_message));
-		return;
-	}
 	pg_gpu_engine_set_memory_limit((uint64) pg_gpu_device_memory_limit * 1024);
-	if (!svc_wait_step(svc_poll_init, 0))
+
+	/*
+	 * No shortcut on a machine without a GPU: the engine's own start-up says
+	 * why none is usable (no driver, a driver too old, none visible, or a
+	 * build without the engine), in the words pg_gpu_devices() uses too.
+	 * Without a driver it fails at once.
+	 */
+	if (pg_gpu_engine_compiled() && !svc_wait_step(svc_poll_init, 0))
 		return;
 	if (pg_gpu_engine_init(&err) != PG_GPU_OK)
 	{
