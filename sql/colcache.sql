@@ -125,14 +125,53 @@ SET ROLE cc_nobody;
 SELECT count(*) FROM cc;
 SELECT pg_gpu_cache_table('cc');
 SELECT pg_gpu_uncache('cc');
+-- the counters are readable by every role, as PostgreSQL's statistics views
+-- are; the cache's entries too, but a table is named only to its readers
+SELECT count(*) > 0 AS stats FROM pg_gpu_stats;
+SELECT count(*) >= 0 AS fallbacks FROM pg_gpu_fallbacks;
+SELECT count(*) > 0 AS entries, count("table") AS named FROM pg_gpu_cache
+  WHERE database = current_database();
 RESET ROLE;
+-- dropping entries takes what VACUUM takes (the table's or the database's
+-- owner, a superuser): a role that may only read the table cannot, and
+-- pg_gpu_uncache() without a table drops only what the role may
+CREATE ROLE cc_reader;
+GRANT SELECT ON cc TO cc_reader;
+SET ROLE cc_reader;
+SELECT "table", blocks > 0 AS has_blocks FROM pg_gpu_cache WHERE "table" = 'cc'::regclass;
+SELECT pg_gpu_uncache('cc');
+SELECT pg_gpu_uncache();
+RESET ROLE;
+SELECT count(*) AS still FROM pg_gpu_cache WHERE "table" = 'cc'::regclass;
+ALTER TABLE cc OWNER TO cc_reader;
+SET ROLE cc_reader;
+SELECT pg_gpu_uncache();
+RESET ROLE;
+ALTER TABLE cc OWNER TO CURRENT_USER;
+SELECT count(*) AS left FROM pg_gpu_cache WHERE "table" = 'cc'::regclass;
+SELECT cc_line(q) FROM cc_q;
 
--- 9. tables that are never cached: text columns only, unlogged tables
+-- 9. tables that are never cached, and why: text columns only, unlogged and
+--    temporary tables, catalogs; a table without an all-visible page has
+--    nothing to cache yet
 CREATE UNLOGGED TABLE cc_u AS SELECT i AS id FROM generate_series(1, 1000) i;
 VACUUM cc_u;
 SELECT pg_gpu_cache_table('cc_u');
 SELECT pg_gpu_cache_table('cc', ARRAY['s']);
 SELECT pg_gpu_cache_table('cc', ARRAY['nope']);
+CREATE TEMP TABLE cc_t AS SELECT i AS id FROM generate_series(1, 1000) i;
+VACUUM cc_t;
+SELECT pg_gpu_cache_table('cc_t');
+DROP TABLE cc_t;
+SELECT pg_gpu_cache_table('pg_class');
+SELECT pg_gpu_cache_table(NULL);
+BEGIN;
+CREATE TABLE cc_new AS SELECT i AS id FROM generate_series(1, 1000) i;
+SELECT pg_gpu_cache_table('cc_new');
+ROLLBACK;
+CREATE TABLE cc_nv AS SELECT i AS id FROM generate_series(1, 1000) i;
+SELECT pg_gpu_cache_table('cc_nv');
+DROP TABLE cc_nv;
 
 -- 10. a second database: its own entry for a table of the same name
 \set regdb :DBNAME
@@ -235,6 +274,18 @@ SELECT count(*) AS entries, sum(blocks) > 0 AS has_blocks FROM pg_gpu_cache
   WHERE "table" = 'ccn'::regclass;
 DROP TABLE ccn;
 
+-- 14. without the extension (the library stays preloaded) no GPU path is
+--     planned, and DROP EXTENSION takes the database's cache entries along
+SELECT count(*) > 0 AS cached FROM pg_gpu_cache WHERE database = current_database();
+DROP EXTENSION pg_gpu;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(v) FROM cc;
+SELECT count(*), sum(v) FROM cc;
+CREATE EXTENSION pg_gpu;
+SELECT count(*) AS entries FROM pg_gpu_cache WHERE database = current_database();
+EXPLAIN (COSTS OFF) SELECT count(*), sum(v) FROM cc;
+SELECT count(*), sum(v) FROM cc;
+SELECT cc_line(q) FROM cc_q;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;
@@ -242,3 +293,4 @@ DROP VIEW cc_q;
 DROP FUNCTION cc_line(text);
 DROP TABLE cc, cc_u;
 DROP ROLE cc_nobody;
+DROP ROLE cc_reader;

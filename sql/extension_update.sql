@@ -22,3 +22,7 @@ SELECT extversion = (SELECT default_version FROM pg_available_extensions WHERE n
 SELECT count(*) > 0 AS stats FROM pg_gpu_stats;
 SELECT count(*) = 1 AS service FROM pg_gpu_service();
 SELECT gpu_sum(x) FROM (VALUES (1), (2), (3)) v(x);
+-- 0.4: gpu_* over numeric are numeric, and every role may read the monitoring views
+SELECT gpu_sum(x), pg_typeof(gpu_sum(x)) FROM (VALUES (0.1), (0.2)) v(x);
+SELECT relname, relacl::text LIKE '%,=r/%' OR relacl::text LIKE '{=r/%' AS public_select
+  FROM pg_class WHERE relname IN ('pg_gpu_stats', 'pg_gpu_fallbacks', 'pg_gpu_cache') ORDER BY relname;

@@ -322,7 +322,8 @@ pg_gpu_cache_entries_impl(FunctionCallInfo fcinfo)
 		Datum		cols[PG_GPU_CC_MAX_COLS];
 		CcEntry		copy;
 
-		if (pg_atomic_read_u32(&e->state) != CC_LIVE)
+		/* an entry being dropped is read by no new scan: not listed */
+		if (pg_atomic_read_u32(&e->state) != CC_LIVE || pg_atomic_read_u32(&e->drop) != 0)
 			continue;
 		memcpy(&copy.key, &e->key, sizeof(copy.key));
 		memcpy(&copy.layout, &e->layout, sizeof(copy.layout));
