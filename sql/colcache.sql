@@ -286,6 +286,18 @@ EXPLAIN (COSTS OFF) SELECT count(*), sum(v) FROM cc;
 SELECT count(*), sum(v) FROM cc;
 SELECT cc_line(q) FROM cc_q;
 
+-- 15. right after a fault made the service restart (which empties the cache),
+--     pg_gpu_cache_table waits for the new service instead of caching nothing
+SET pg_gpu.table_cache_size = 0;
+SELECT pg_gpu_uncache('cc');
+SET pg_gpu.debug_service_fault = 'exit';
+SELECT count(*), sum(v) FROM cc;
+RESET pg_gpu.debug_service_fault;
+SELECT pg_gpu_cache_table('cc') = relpages AS all_cached FROM pg_class WHERE relname = 'cc';
+SELECT state, restarts > 0 AS restarted FROM pg_gpu_service();
+SELECT cc_line(q) FROM cc_q;
+RESET pg_gpu.table_cache_size;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

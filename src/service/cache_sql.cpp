@@ -89,6 +89,38 @@ cc_wait_for_service(bool emulate)
 	}
 }
 
+/* SELECT count(*) over relid on the GPU, as the caller, caching columns att[n] besides */
+static void
+cc_scan(Oid relid, const char *name, const int16 *att, int n)
+{
+	int			nest = NewGUCNestLevel();
+	StringInfoData q;
+
+	initStringInfo(&q);
+	appendStringInfo(&q, "SELECT count(*) FROM %s",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												name));
+	(void) set_config_option("pg_gpu.force", "on", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("pg_gpu.use_cache", "on", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	PgGpuCacheExtraColumns(relid, att, n);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute(q.data, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not scan \"%s\"", name);
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		PgGpuCacheExtraColumns(InvalidOid, NULL, 0);
+	}
+	PG_END_TRY();
+	AtEOXact_GUC(true, nest);
+}
+
 static Datum
 pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 {
@@ -183,39 +215,23 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 				 errhint("Run VACUUM on the table (with synchronous_commit = off, a moment after the last commit), then call this again.")));
 		PG_RETURN_INT64(0);
 	}
-	cc_wait_for_service(pg_gpu_emulate_gpu);
-
-	/* SELECT count(*) on the GPU, as the caller, caching the columns */
+	/*
+	 * A service that restarts under the scan (a fault in another session's
+	 * task, say) caches nothing: the scan is tried once more on the new one.
+	 */
+	for (int attempt = 0; attempt < 2 && blocks == 0; attempt++)
 	{
-		int			nest = NewGUCNestLevel();
-		StringInfoData q;
+		uint32		gen;
 
-		initStringInfo(&q);
-		appendStringInfo(&q, "SELECT count(*) FROM %s",
-						 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-													name));
-		(void) set_config_option("pg_gpu.force", "on", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-		(void) set_config_option("pg_gpu.use_cache", "on", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-		PgGpuCacheExtraColumns(relid, att, n);
-		PG_TRY();
-		{
-			if (SPI_connect() != SPI_OK_CONNECT)
-				elog(ERROR, "SPI_connect failed");
-			if (SPI_execute(q.data, true, 0) != SPI_OK_SELECT)
-				elog(ERROR, "could not scan \"%s\"", name);
-			SPI_finish();
-		}
-		PG_FINALLY();
-		{
-			PgGpuCacheExtraColumns(InvalidOid, NULL, 0);
-		}
-		PG_END_TRY();
-		AtEOXact_GUC(true, nest);
+		cc_wait_for_service(pg_gpu_emulate_gpu);
+		gen = pg_atomic_read_u32(&PgGpuSvc->generation);
+		cc_scan(relid, name, att, n);
+		if ((i = cc_find(relid, pg_gpu_emulate_gpu)) >= 0)
+			blocks = (int64) pg_atomic_read_u64(&PgGpuCc->e[i].blocks);
+		if (blocks == 0 && pg_atomic_read_u32(&PgGpuSvc->state) != SVC_DOWN &&
+			pg_atomic_read_u32(&PgGpuSvc->generation) == gen)
+			break;
 	}
-	if ((i = cc_find(relid, pg_gpu_emulate_gpu)) >= 0)
-		blocks = (int64) pg_atomic_read_u64(&PgGpuCc->e[i].blocks);
 	if (blocks == 0)
 	{
 		/* the table has all-visible pages and the service was ready: the scan did not cache */
