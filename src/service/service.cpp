@@ -58,6 +58,18 @@ static std::atomic<bool> svc_restart{false};
 /* this process's generation: requests for another are refused */
 static uint32 svc_generation = 0;
 
+/*
+ * A fault the service restarts for: no new task may begin from now on (the
+ * backends see the state at once, not at the watchdog's next look, 50 ms
+ * later), and the watchdog makes the process exit.
+ */
+static void
+svc_give_up(void)
+{
+	svc_restart = true;
+	pg_atomic_write_u32(&PgGpuSvc->state, SVC_DOWN);
+}
+
 static uint64
 svc_now_us(void)
 {
@@ -198,7 +210,7 @@ svc_inject(SvcChannel *ch, int *fault, pg_gpu_error *err)
 			return false;
 		case PG_GPU_SVC_FAULT_EXIT:
 			svc_error(err, PG_GPU_CUDA_ERROR, "injected sticky CUDA error: the GPU service restarts");
-			svc_restart = true;
+			svc_give_up();
 			return false;
 		case PG_GPU_SVC_FAULT_HANG:
 			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
@@ -257,7 +269,7 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, CcTaskState *cc, int s, int *fa
 fail:
 	ch->chunk_err = err;
 	if (err.status == PG_GPU_CUDA_ERROR && !ch->task.emulate && !pg_gpu_engine_healthy())
-		svc_restart = true;
+		svc_give_up();
 	pg_write_barrier();
 	pg_atomic_write_u32(&ch->chunk_failed, 1);
 	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
@@ -1037,7 +1049,7 @@ svc_serve(int i)
 		}
 		/* a CUDA error that broke the context: every later task would fail */
 		if (ch->status == PG_GPU_CUDA_ERROR && !ch->task.emulate && !pg_gpu_engine_healthy())
-			svc_restart = true;
+			svc_give_up();
 		pg_atomic_write_u64(&ch->busy_since, 0);
 		ch->ack = ch->seq;
 		pg_write_barrier();
@@ -1244,7 +1256,8 @@ pg_gpu_service_main(Datum arg)
 	pg_write_barrier();
 	pg_atomic_write_u32(&PgGpuSvc->state, SVC_STARTING);
 	svc_start_gpu();
-	pg_atomic_write_u32(&PgGpuSvc->state, SVC_READY);
+	if (!svc_restart.load())	/* a task's fault during the start: stays down */
+		pg_atomic_write_u32(&PgGpuSvc->state, SVC_READY);
 
 	/* the watchdog: every 50 ms, a step past its time or a thread's restart */
 	while (!svc_got_sigterm && !svc_restart.load() && (overdue = svc_overdue(svc_now_us())) < 0)
