@@ -4,8 +4,8 @@
 # verdict line.  V=1 shows every stage's output as it runs.
 #
 # Stages: build; engine unit tests; pg_regress on a throwaway preloaded cluster
-# (plain, then with the engine emulated on the CPU, and the off/forced halves
-# compared); PostgreSQL's own regression files off vs forced (pgcheck); 300 random
+# (plain, with the engine emulated on the CPU, and emulated with every aggregation
+# through the GPU service; after each, the off/forced halves compared); PostgreSQL's own regression files off vs forced (pgcheck); 300 random
 # differential queries with a new seed (fuzz); the column cache read while writers
 # change its table (cachechk); the Debian package built, installed and tested (deb).
 set -uo pipefail
@@ -30,7 +30,7 @@ stage() {
     rc=$?
   fi
   t1=$(date +%s)
-  line=$(grep -E "$pat" "$logs/$name.log" | tail -2 | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+  line=$(grep -E "$pat" "$logs/$name.log" | tail -3 | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
   if [ "$rc" = 0 ]; then
     printf '%-9s ok    %4ss  %s\n' "$name" $((t1 - t0)) "$line"
   else
@@ -41,17 +41,42 @@ stage() {
   return "$rc"
 }
 
-stage build 'pg_gpu: building|nvcc not found' $MAKE -s all ||
+# the build, and a line saying what it did: what had to be compiled (nothing, after
+# an earlier build), and whether pg_gpu.so has the GPU engine (nvcc found) or the
+# stub of a build without CUDA
+build() {
+  local stamp=$logs/.build-start n engine note lib=cuda/libpg_gpu_engine.a
+  touch "$stamp"
+  $MAKE -s all || return
+  n=$(find src cuda -name '*.o' -newer "$stamp" | wc -l)
+  if ar t "$lib" | grep -qx engine_stub.o; then
+    engine="without the GPU engine (nvcc not found: CPU plans only)"
+  else
+    # make names nvcc and the archs when it rebuilds the engine's library
+    note=$(sed -nE 's/^pg_gpu: building the GPU engine with (.*)/\1/p' "$logs/build.log" | tail -1)
+    engine="with the GPU engine ($(ar t "$lib" | wc -l) CUDA objects built by ${note:-nvcc})"
+  fi
+  if [ pg_gpu.so -nt "$stamp" ]; then
+    case $n in 0) n="nothing compiled" ;; 1) n="1 object compiled" ;; *) n="$n objects compiled" ;; esac
+    [ "$lib" -nt "$stamp" ] && n="$n, the engine's library rebuilt"
+    echo "build: pg_gpu.so linked ($n), $engine"
+  else
+    echo "build: up to date, nothing rebuilt; pg_gpu.so $engine"
+  fi
+}
+
+stage build '^build: ' build ||
   { echo "pg_gpu tests: the build failed, nothing else ran"; exit 1; }
-stage unittest 'passed, [0-9]+ failed|skipped' $MAKE -s unittest
-stage regress 'tests passed|tests? failed|passed, [0-9]+ failed' scripts/regress.sh
+stage unittest '^[0-9]+ passed, [0-9]+ failed$|^GPU engine tests skipped' $MAKE -s unittest
+# regress.sh's last line: each of its three pg_regress passes and its halves checks
+stage regress '^regress: ' scripts/regress.sh
 stage pgcheck '^pgcheck: [0-9]+ files' scripts/pgcheck.sh
 stage fuzz '^fuzz: seed [0-9]+, ' python3 scripts/fuzz.py --queries 300
 stage cachechk '^cachecheck: seed [0-9]+, ' python3 scripts/cache_writers.py --seconds 20
 # the Debian package: built, installed, the regression suite against it (needs
 # root or sudo for apt)
 if [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; then
-  stage deb '^pg_gpu: built|tests passed|tests? failed|installed and passed' scripts/deb.sh --check
+  stage deb '^pg_gpu: built|^regress: |^pg_gpu: the package installed' scripts/deb.sh --check
 else
   echo "deb       skipped: building and installing the package needs root or sudo"
 fi
