@@ -562,9 +562,19 @@ cc_publish(int i, CcFill &f)
 			uint32		lo = v * CC_VM_BLOCKS;
 			uint32		hi = std::min<uint32>(e->cap_blocks, lo + CC_VM_BLOCKS);
 
+			/*
+			 * This fill's own blocks kept so far under that VM page were read
+			 * under the older LSN: they go too (dropping the fill's segment
+			 * itself would leave them pointing at freed memory).
+			 */
 			for (uint32 x = lo; x < hi; x++)
-				if (h.seg_of[x] >= 0)
+				if (h.seg_of[x] == f.seg)
+					h.seg_of[x] = -1;
+				else if (h.seg_of[x] >= 0)
 					cc_drop_seg(i, h.seg_of[x]);
+			kept.erase(std::remove_if(kept.begin(), kept.end(),
+									  [v](uint32 x) { return x / CC_VM_BLOCKS == v; }),
+					   kept.end());
 			pg_atomic_write_u64(&PgGpuCc->lsn[e->lsn_off + v], f.lsn[k]);
 		}
 		else if (cur > f.lsn[k] || h.seg_of[b] >= 0)
