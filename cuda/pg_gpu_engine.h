@@ -36,7 +36,9 @@ typedef enum pg_gpu_status
 								 * or out of line: re-run on the CPU */
 	PG_GPU_UNORDERED,			/* sort keys equal in the prefix the GPU sorts
 								 * (sort.cuh) and longer: re-run on the CPU */
-	PG_GPU_INVALID_TASK			/* the task description is inconsistent */
+	PG_GPU_INVALID_TASK,		/* the task description is inconsistent */
+	PG_GPU_HOST_OUT_OF_MEMORY	/* the GPU service's thread ran out of host
+								 * memory (std::bad_alloc): the task failed */
 } pg_gpu_status;
 
 typedef struct pg_gpu_error

@@ -12,7 +12,9 @@ preloads pg_gpu (PGHOST/PGPORT/PGUSER from the environment; the GPU host):
 3. an injected GPU failure in each node kind: the query still answers as
    PostgreSQL does;
 4. the GPU service (issue 21), when it runs: a CUDA error in its task, an error
-   it restarts for, a hung task (its watchdog), GPU memory taken by another
+   it restarts for, a hung task (its watchdog), the service out of host memory
+   in its thread (std::bad_alloc: the tasks fall back, counted, the same
+   process serves the next ones on the GPU), GPU memory taken by another
    process, a cancel mid-task (the task's work gone within 100 ms), and, last,
    the service killed (a cluster reset: what it costs is measured).
 
@@ -237,6 +239,11 @@ def main():
     sys.exit(1 if failures else 0)
 
 
+def oom_fallbacks():
+    return int(one("SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks "
+                   "WHERE reason = 'out of memory in the gpu service'"))
+
+
 def service_state():
     return one("SELECT state || '|' || gpu || '|' || restarts || '|' || channels_in_use "
                "FROM pg_gpu_service()").split("|")
@@ -285,9 +292,11 @@ sys.stdin.read()
 def service_faults(expected, failures):
     names = ["GpuAgg", "GpuAgg grouped", "GpuSemiJoin"]
     restarts = int(service_state()[2])
-    # a CUDA error in the task, an error the service restarts for, a hung task
-    for fault, extra, restart in (("error", "", 0), ("exit", "", 1),
+    # a CUDA error in the task, an error the service restarts for, a hung task,
+    # std::bad_alloc in the service's thread (its catch fails the task only)
+    for fault, extra, restart in (("error", "", 0), ("alloc", "", 0), ("exit", "", 1),
                                   ("hang", "SET pg_gpu.service_timeout = '2s';", 1)):
+        pid0, oom0 = one("SELECT pid FROM pg_gpu_service()"), oom_fallbacks()
         t0 = time.monotonic()
         for name in names:
             out, err = psql(f"SET pg_gpu.force = on; SET pg_gpu.table_cache_size = 0; {extra}\n"
@@ -303,6 +312,19 @@ def service_faults(expected, failures):
               f"{'never' if back is None else f'{back:.2f} s'} (restarts {service_state()[2]})")
         if back is None:
             failures.append(f"service fault {fault}: the service did not come back")
+        if fault == "alloc":
+            # the same process, no restart; the tasks counted; the next task on the GPU
+            pid1, oom = one("SELECT pid FROM pg_gpu_service()"), oom_fallbacks() - oom0
+            runs0 = int(one("SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuAgg'"))
+            out, err = psql(f"SET pg_gpu.force = on; SET pg_gpu.table_cache_size = 0;\n"
+                            f"{QUERIES['GpuAgg']};")
+            runs = int(one("SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuAgg'")) - runs0
+            print(f"service fault alloc: {oom} fallbacks 'out of memory in the gpu service', "
+                  f"service pid {pid0} -> {pid1}, the next GpuAgg ran on the GPU {runs} time(s)")
+            if pid1 != pid0 or oom < 1:
+                failures.append(f"service fault alloc: pid {pid0} -> {pid1}, {oom} fallbacks counted")
+            if out.strip() != expected["GpuAgg"] or "ERROR" in err or runs < 1:
+                failures.append(f"after service fault alloc: {out!r} {err!r}, {runs} GPU runs")
     # GPU memory taken by another process: the queries still answer
     hog, held = hog_gpu_memory(leave_mib=256)
     if hog is None:

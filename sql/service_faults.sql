@@ -1,9 +1,10 @@
 --
--- Faults in the GPU service (issue 21): a CUDA error fails that task only; an
--- error the service cannot recover from, and a task that never finishes (the
--- watchdog, pg_gpu.service_timeout), restart the service.  Each time the queries
--- in flight run on PostgreSQL's plan and give its answers, the session goes on,
--- and the restarted service runs the next tasks.
+-- Faults in the GPU service (issue 21): a CUDA error, and the service's thread
+-- out of host memory, fail that task only; an error the service cannot recover
+-- from, and a task that never finishes (the watchdog, pg_gpu.service_timeout),
+-- restart the service.  Each time the queries in flight run on PostgreSQL's
+-- plan and give its answers, the session goes on, and the service (restarted or
+-- not) runs the next tasks.
 --
 SET max_parallel_workers_per_gather = 0;
 SET pg_gpu.table_cache_size = 0;
@@ -35,6 +36,36 @@ SET pg_gpu.emulate_gpu = on;
 SET pg_gpu.debug_service_fault = 'error';
 \i sql/include/service_faults_q.sql
 SELECT svf_ready(0);
+-- the service out of host memory: std::bad_alloc thrown in its thread, in the
+-- task's column cache fill.  The thread's catch fails that task only: the query
+-- runs on PostgreSQL's plan, counted as such, and the same process goes on
+-- serving (no restart), its cache usable (the fill's room given back, its lock
+-- free), its channels free
+CREATE TABLE svf_oom AS
+  SELECT (SELECT pid FROM pg_gpu_service()) AS pid,
+         (SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks
+           WHERE reason = 'out of memory in the gpu service') AS fb;
+SET pg_gpu.debug_service_fault = 'alloc';
+\i sql/include/service_faults_q.sql
+-- without the column cache: thrown as the chunk starts
+SET pg_gpu.use_cache = off;
+\i sql/include/service_faults_q.sql
+RESET pg_gpu.use_cache;
+SELECT s.pid = o.pid AS same_service, s.state, s.restarts - b.r AS restarts,
+       s.channels_in_use,
+       (SELECT sum(count) FROM pg_gpu_fallbacks
+         WHERE reason = 'out of memory in the gpu service') - o.fb AS oom_fallbacks
+  FROM pg_gpu_service() s, svf_oom o, svf_base b;
+-- the next tasks run in the service, without a fallback, and fill its cache
+RESET pg_gpu.debug_service_fault;
+UPDATE svf_oom SET fb = (SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks);
+CREATE TABLE svf_tasks AS SELECT tasks AS t FROM pg_gpu_service();
+\i sql/include/service_faults_q.sql
+SELECT s.pid = o.pid AS same_service, s.tasks - t.t AS tasks,
+       (SELECT sum(count) FROM pg_gpu_fallbacks) - o.fb AS fallbacks,
+       (SELECT blocks > 0 FROM pg_gpu_cache WHERE "table" = 'svf'::regclass) AS cached
+  FROM pg_gpu_service() s, svf_oom o, svf_tasks t;
+DROP TABLE svf_oom, svf_tasks;
 -- an error the service restarts for
 SET pg_gpu.debug_service_fault = 'exit';
 \i sql/include/service_faults_q.sql

@@ -67,6 +67,7 @@ static const struct config_enum_entry service_fault_options[] = {
 	{"exit", PG_GPU_SVC_FAULT_EXIT, false},
 	{"hang", PG_GPU_SVC_FAULT_HANG, false},
 	{"crash", PG_GPU_SVC_FAULT_CRASH, false},
+	{"alloc", PG_GPU_SVC_FAULT_ALLOC, false},
 	{NULL, 0, false}
 };
 
@@ -258,7 +259,8 @@ PgGpuDefineGucs(void)
 	DefineCustomEnumVariable("pg_gpu.debug_service_fault",
 							 "Makes the GPU service fail this session's next GPU tasks.",
 							 "For testing: error (a CUDA error), exit (an error the service restarts "
-							 "for), hang (a task that never finishes), crash (the service killed).",
+							 "for), hang (a task that never finishes), crash (the service killed), "
+							 "alloc (the service out of host memory in the task).",
 							 &pg_gpu_debug_service_fault, PG_GPU_SVC_FAULT_NONE,
 							 service_fault_options, PGC_SUSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pg_gpu");

@@ -49,7 +49,8 @@ typedef enum PgGpuServiceFault
 	PG_GPU_SVC_FAULT_ERROR,
 	PG_GPU_SVC_FAULT_EXIT,
 	PG_GPU_SVC_FAULT_HANG,
-	PG_GPU_SVC_FAULT_CRASH
+	PG_GPU_SVC_FAULT_CRASH,
+	PG_GPU_SVC_FAULT_ALLOC		/* std::bad_alloc in the task's first chunk */
 } PgGpuServiceFault;
 
 void		PgGpuDefineGucs(void);
@@ -92,6 +93,9 @@ typedef enum PgGpuFallback
 								 * pg_gpu.slot_sort_memory; tuplesort sorts */
 	PG_GPU_FB_DUP_KEYS,			/* an inner join whose aggregates need each key
 								 * once met duplicate keys: the CPU joins */
+	PG_GPU_FB_SERVICE_MEMORY,	/* the GPU service ran out of host memory
+								 * (std::bad_alloc in its thread): the task
+								 * failed, the service went on */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

@@ -55,7 +55,7 @@ static const char *const fallback_names[PG_GPU_FB_COUNT] = {
 	"no gpu", "not compiled", "out of gpu memory", "gpu error", "undecodable data",
 	"unsupported", "serializable isolation", "injected failure",
 	"expression error", "toasted value", "long key ties", "over slot_sort_memory",
-	"duplicate join keys"
+	"duplicate join keys", "out of memory in the gpu service"
 };
 
 const char *
@@ -211,6 +211,8 @@ PgGpuFallbackFor(int engine_status)
 			return PG_GPU_FB_TOASTED;
 		case PG_GPU_UNORDERED:
 			return PG_GPU_FB_LONG_KEY;
+		case PG_GPU_HOST_OUT_OF_MEMORY:
+			return PG_GPU_FB_SERVICE_MEMORY;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}
@@ -227,10 +229,16 @@ PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 	/* the GPU ran out of memory: the table cache gives its memory back */
 	if (reason == PG_GPU_FB_OUT_OF_MEMORY)
 		PgGpuTableCacheRelease();
-	/* data the GPU declines by design, and injected failures, are expected */
+	/*
+	 * Data the GPU declines by design, and injected failures, are expected;
+	 * so is the service's out-of-memory when the session injected it (it keeps
+	 * its own reason, so that a test sees it counted).
+	 */
 	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
 		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
-		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS)
+		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS &&
+		!(reason == PG_GPU_FB_SERVICE_MEMORY &&
+		  pg_gpu_debug_service_fault == PG_GPU_SVC_FAULT_ALLOC))
 		ereport(WARNING,
 				(errmsg("%s fell back to the CPU: %s", PgGpuNodeName(node),
 						PgGpuFallbackName(reason)),

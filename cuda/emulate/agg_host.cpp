@@ -572,6 +572,9 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		snprintf(err->message, sizeof(err->message), "out of host memory");
 		return nullptr;
 	}
+	/* a bad_alloc below goes on to the caller (the service's catch) without a leak */
+	std::unique_ptr<host_agg> owner(h);
+
 	h->task = *task;
 	h->capacity = task->chunk_pages;
 	if (task->sort)
@@ -581,7 +584,6 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 							 h->nwords, h->capacity, task->gather != 0, &h->shape))
 		{
 			host_error(err, PG_GPU_OUT_OF_MEMORY, "the GPU memory budget is too small to sort");
-			delete h;
 			return nullptr;
 		}
 		h->capacity = h->shape.chunk_pages;
@@ -612,7 +614,7 @@ host_agg_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		h->ntext = text_keys(h->task);
 		h->local_str.assign(kLocalStr, 0);
 	}
-	return h;
+	return owner.release();
 }
 
 static pg_gpu_status

@@ -20,6 +20,14 @@
  * Memory: segments are allocated when a chunk is filled and count against
  * pg_gpu.cache_size at once; a task that fails frees its fills.  A segment
  * dropped while tasks read the entry waits (garbage) until none does.
+ *
+ * Out of host memory (std::bad_alloc from a vector) the calls leave the cache
+ * as it was and the exception goes on to the service thread's catch, which
+ * fails the task: every allocation comes before the first change to an entry
+ * (room is reserved first), cc_mu is held by lock guards, a task's reader
+ * count is taken last, and detaching (the failed task's clean-up) allocates
+ * nothing: a fill that was never published is freed at once, since only its
+ * own task, which has ended, ever read it.
  */
 extern "C" {
 #include "postgres.h"
@@ -28,7 +36,9 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "service/colcache.h"
@@ -144,16 +154,26 @@ cc_set_bit(const CcEntry *e, uint32 blk, bool on)
 		pg_atomic_fetch_and_u64(&PgGpuCc->bits[b / 64], ~m);
 }
 
+/*
+ * A segment's memory goes: at once when no task reads the entry, or when the
+ * segment was never published (only its filling task, which has ended, read
+ * it); else when the last reader detaches.  Only cc_publish drops a published
+ * segment under readers, and it reserves the garbage's room first: this never
+ * allocates.
+ */
 static void
-cc_free_mem(int i, uint64 addr, uint64 bytes)
+cc_free_mem(int i, uint64 addr, uint64 bytes, bool unpublished)
 {
 	CcEntry    *e = &PgGpuCc->e[i];
 	CcHost	   &h = cc_host[i];
 
 	pg_atomic_sub_fetch_u64(&PgGpuCc->bytes, bytes);
 	pg_atomic_sub_fetch_u64(&e->bytes, bytes);
-	if (h.readers > 0)
+	if (h.readers > 0 && !unpublished)
+	{
+		Assert(h.garbage.size() < h.garbage.capacity());
 		h.garbage.emplace_back(addr, 0);
+	}
 	else
 		pg_gpu_cache_free(addr, e->key.emulate);
 }
@@ -177,7 +197,7 @@ cc_drop_seg(int i, int s)
 			n++;
 		}
 	pg_atomic_sub_fetch_u64(&e->blocks, n);
-	cc_free_mem(i, g.addr, g.bytes);
+	cc_free_mem(i, g.addr, g.bytes, !g.live);
 	g = CcSeg();
 }
 
@@ -311,8 +331,13 @@ cc_create(const CcRequest *req, const pg_gpu_cc_layout *want)
 		return -1;
 
 	CcEntry    *e = &PgGpuCc->e[slot];
-	CcHost	   &h = cc_host[slot];
+	CcHost		nh;
 
+	/* the block arrays first: a bad_alloc leaves the slot free and untouched */
+	nh.seg_of.assign(cap, -1);
+	nh.row_of.assign(cap, 0);
+	nh.nlp_of.assign(cap, 0);
+	nh.ext.assign(cap, 0);
 	e->key = req->key;
 	e->layout = *want;
 	e->cap_blocks = cap;
@@ -326,11 +351,7 @@ cc_create(const CcRequest *req, const pg_gpu_cc_layout *want)
 	pg_atomic_write_u64(&e->hits, 0);
 	pg_atomic_write_u32(&e->drop, 0);
 	cc_clear_pools(e);
-	h = CcHost();
-	h.seg_of.assign(cap, -1);
-	h.row_of.assign(cap, 0);
-	h.nlp_of.assign(cap, 0);
-	h.ext.assign(cap, 0);
+	cc_host[slot] = std::move(nh);
 	pg_atomic_fetch_add_u32(&e->gen, 1);
 	pg_write_barrier();
 	pg_atomic_write_u32(&e->state, CC_LIVE);
@@ -349,12 +370,17 @@ cc_same_key(const CcKey *a, const CcKey *b)
 CcTaskState *
 PgGpuCcAttach(const CcRequest *req, pg_gpu_agg_task *task, int *entry, uint32 *gen)
 {
+	*entry = -1;
+	task->cc = 0;
+	if (!req->want)
+		return NULL;
+
+	/* allocated before anything changes: the reader count is taken last */
+	std::unique_ptr<CcTaskState> ts(new CcTaskState());
 	std::lock_guard<std::mutex> lock(cc_mu);
 	pg_gpu_cc_layout want = req->layout;
 	int			i = -1;
 
-	*entry = -1;
-	task->cc = 0;
 	if (!req->want || PgGpuCc == NULL || PgGpuCc->budget == 0 || task->sort || task->collect ||
 		task->gather || task->cache_fill || task->pages_resident ||
 		task->ncols > PG_GPU_CC_MAX_COLS)
@@ -427,12 +453,9 @@ PgGpuCcAttach(const CcRequest *req, pg_gpu_agg_task *task, int *entry, uint32 *g
 	task->cc = 1;
 	*entry = i;
 	*gen = pg_atomic_read_u32(&e->gen);
-
-	CcTaskState *ts = new CcTaskState();
-
 	ts->entry = i;
 	ts->gen = *gen;
-	return ts;
+	return ts.release();
 }
 
 static bool
@@ -445,7 +468,8 @@ cc_fail(pg_gpu_error *err, const char *msg)
 
 bool
 PgGpuCcChunk(CcTaskState *ts, pg_gpu_agg_slot *buf, int npages, const uint32 *blk,
-			 const uint64 *fill_lsn, const SvcRun *runs, int nruns, pg_gpu_error *err)
+			 const uint64 *fill_lsn, const SvcRun *runs, int nruns, bool fail_alloc,
+			 pg_gpu_error *err)
 {
 	std::lock_guard<std::mutex> lock(cc_mu);
 	CcEntry    *e = &PgGpuCc->e[ts->entry];
@@ -514,6 +538,12 @@ PgGpuCcChunk(CcTaskState *ts, pg_gpu_agg_slot *buf, int npages, const uint32 *bl
 	if (rows == 0)
 		return true;
 
+	/* room in the lists first: once the segment is allocated nothing throws */
+	if (fail_alloc)
+		throw std::bad_alloc();	/* pg_gpu.debug_service_fault = alloc */
+	h.segs.reserve(h.segs.size() + 1);
+	ts->fills.reserve(ts->fills.size() + 1);
+
 	pg_gpu_cc_seg hdr;
 	uint64		bytes = pg_gpu_cc_seg_layout(&e->layout, rows, 0, &hdr);
 	uint64		addr = 0;
@@ -533,7 +563,7 @@ PgGpuCcChunk(CcTaskState *ts, pg_gpu_agg_slot *buf, int npages, const uint32 *bl
 	g.addr = addr;
 	g.bytes = bytes;
 	f.seg = (int) h.segs.size();
-	h.segs.push_back(g);
+	h.segs.push_back(std::move(g));
 	cc->fill_seg = addr;
 	cc->fill_rows = rows;
 	cc->fill_layout = &e->layout;
@@ -550,6 +580,9 @@ cc_publish(int i, CcFill &f)
 	std::vector<uint32> kept;
 	uint64		n = 0;
 
+	/* room first (a bad_alloc here changes nothing): each segment drops once */
+	kept.reserve(f.blocks.size());
+	h.garbage.reserve(h.garbage.size() + h.segs.size());
 	for (size_t k = 0; k < f.blocks.size(); k++)
 	{
 		uint32		b = f.blocks[k];
@@ -562,9 +595,19 @@ cc_publish(int i, CcFill &f)
 			uint32		lo = v * CC_VM_BLOCKS;
 			uint32		hi = std::min<uint32>(e->cap_blocks, lo + CC_VM_BLOCKS);
 
+			/*
+			 * This fill's own blocks kept so far under that VM page were read
+			 * under the older LSN: they go too (dropping the fill's segment
+			 * itself would leave them pointing at freed memory).
+			 */
 			for (uint32 x = lo; x < hi; x++)
-				if (h.seg_of[x] >= 0)
+				if (h.seg_of[x] == f.seg)
+					h.seg_of[x] = -1;
+				else if (h.seg_of[x] >= 0)
 					cc_drop_seg(i, h.seg_of[x]);
+			kept.erase(std::remove_if(kept.begin(), kept.end(),
+									  [v](uint32 x) { return x / CC_VM_BLOCKS == v; }),
+					   kept.end());
 			pg_atomic_write_u64(&PgGpuCc->lsn[e->lsn_off + v], f.lsn[k]);
 		}
 		else if (cur > f.lsn[k] || h.seg_of[b] >= 0)
@@ -578,7 +621,7 @@ cc_publish(int i, CcFill &f)
 
 	if (kept.empty())
 	{
-		cc_free_mem(i, g.addr, g.bytes);
+		cc_free_mem(i, g.addr, g.bytes, true);
 		g = CcSeg();
 		return;
 	}
@@ -617,13 +660,25 @@ PgGpuCcDetach(CcTaskState *ts, bool publish)
 		{
 			for (CcFill &f : ts->fills)
 			{
+				bool		done = false;
+
 				if (publish)
-					cc_publish(i, f);
-				else
+				{
+					try
+					{
+						cc_publish(i, f);
+						done = true;
+					}
+					catch (const std::bad_alloc &)
+					{
+						/* no room to publish it: the fill goes, as a failed task's */
+					}
+				}
+				if (!done)
 				{
 					CcSeg	   &g = h.segs[f.seg];
 
-					cc_free_mem(i, g.addr, g.bytes);
+					cc_free_mem(i, g.addr, g.bytes, true);
 					g = CcSeg();
 				}
 			}

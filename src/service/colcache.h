@@ -127,6 +127,10 @@ void		PgGpuCcReset(void);
  * begin (the entry's index, or -1: none; task->cc and cc_col set), hands each
  * chunk's runs and fills (PgGpuCcChunk, false with err set: fail the task),
  * publishes its fills when it finished without an error, and detaches.
+ * Attach and Chunk may throw std::bad_alloc (the thread's catch fails the
+ * task), leaving the cache as it was; Detach and Maintain never throw.
+ * fail_alloc (pg_gpu.debug_service_fault = alloc) throws where a fill takes
+ * its room.
  */
 struct CcTaskState;
 typedef struct CcTaskState CcTaskState;
@@ -135,7 +139,7 @@ CcTaskState *PgGpuCcAttach(const CcRequest *req, pg_gpu_agg_task *task, int *ent
 						   uint32 *gen);
 bool		PgGpuCcChunk(CcTaskState *ts, pg_gpu_agg_slot *buf, int npages,
 						 const uint32 *blk, const uint64 *fill_lsn, const SvcRun *runs,
-						 int nruns, pg_gpu_error *err);
+						 int nruns, bool fail_alloc, pg_gpu_error *err);
 void		PgGpuCcDetach(CcTaskState *ts, bool publish);
 /* the main thread, now and then: drops asked for, the budget */
 void		PgGpuCcMaintain(void);

@@ -18,6 +18,16 @@
  * finish with them (SVC_SLOT_IDLE), as with a local engine.  A thread waits for
  * its chunks by polling the engine every few microseconds while any is running,
  * and sleeps on its semaphore otherwise.
+ *
+ * Every thread catches at its top.  A step that throws (std::bad_alloc: the
+ * host is out of memory; anything else: a bug) fails the channel's task only:
+ * the backend reads the error in the answer or in chunk_failed and runs
+ * PostgreSQL's plan, the task's engine and cache references and the channel's
+ * key sets go, and the thread serves on.  An exception must never reach
+ * std::terminate: the abort would make the postmaster reset the whole cluster.
+ * Should the clean-up itself fail, or a thread's own set-up, the service
+ * restarts as for a broken CUDA context (exit 1).  The main thread's C++ steps
+ * (the GPU's start, the cache's upkeep) are guarded the same way.
  */
 extern "C" {
 #include "postgres.h"
@@ -43,6 +53,9 @@ extern "C" {
 }
 
 #include <atomic>
+#include <exception>
+#include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -55,6 +68,8 @@ static std::atomic<bool> svc_stop{false};
 static std::atomic<int> svc_threads_live{0};
 /* a thread met an error the service restarts for (a broken CUDA context) */
 static std::atomic<bool> svc_restart{false};
+/* ... or one it could not clean up after (svc_fail_step) */
+static std::atomic<bool> svc_thread_failed{false};
 /* this process's generation: requests for another are refused */
 static uint32 svc_generation = 0;
 
@@ -195,7 +210,9 @@ svc_record_size(const pg_gpu_agg_task *t, const uint64 *keys, uint32 nullmask)
 /*
  * pg_gpu.debug_service_fault, at a task's first chunk: a CUDA error (the task
  * fails), an error the service restarts for, a step that never ends (the
- * watchdog's), the process killed.  False when the chunk must fail.
+ * watchdog's), the process killed.  False when the chunk must fail.  (alloc,
+ * std::bad_alloc, is thrown by svc_start_chunk: in the chunk's cache fill
+ * when it has one, else before the chunk starts.)
  */
 static bool
 svc_inject(SvcChannel *ch, int *fault, pg_gpu_error *err)
@@ -235,12 +252,15 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, CcTaskState *cc, int s, int *fa
 	pg_gpu_error err;
 	int			n;
 	int			nv;
+	bool		fail_alloc = *fault == PG_GPU_SVC_FAULT_ALLOC;
 
 	pg_read_barrier();			/* the slot's state was read: now its contents */
 	n = ch->npages[s];
 	nv = ch->nvis[s];
 	err.status = PG_GPU_OK;
-	if (*fault != PG_GPU_SVC_FAULT_NONE && !svc_inject(ch, fault, &err))
+	if (fail_alloc)
+		*fault = PG_GPU_SVC_FAULT_NONE;
+	else if (*fault != PG_GPU_SVC_FAULT_NONE && !svc_inject(ch, fault, &err))
 		goto fail;
 	if (pg_gpu_agg_slot_get(agg, s, &buf, &err) != PG_GPU_OK)
 		goto fail;
@@ -254,7 +274,7 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, CcTaskState *cc, int s, int *fa
 	if (cc != NULL && buf.cc != NULL)
 	{
 		if (!PgGpuCcChunk(cc, &buf, n, ch->blk[s], ch->fill_lsn[s], ch->runs[s], ch->nruns[s],
-						  &err))
+						  fail_alloc, &err))
 			goto fail;
 	}
 	else if (ch->nruns[s] != 0)
@@ -262,6 +282,8 @@ svc_start_chunk(SvcChannel *ch, pg_gpu_agg *agg, CcTaskState *cc, int s, int *fa
 		svc_error(&err, PG_GPU_INVALID_TASK, "cached blocks for a task without the cache");
 		goto fail;
 	}
+	if (fail_alloc)
+		throw std::bad_alloc();	/* injected, where no cache fill took it */
 	pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_RUNNING);
 	if (pg_gpu_agg_submit(agg, s, n, nv, &err) != PG_GPU_OK)
 		goto fail;
@@ -447,9 +469,9 @@ svc_op_append(SvcChannel *ch, SvcWork *w)
 		w->part[p].insert(w->part[p].end(), ch->window, ch->window + n);
 		ch->status = PG_GPU_OK;
 	}
-	catch (...)
+	catch (const std::bad_alloc &)
 	{
-		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
+		ch->status = svc_error(&ch->err, PG_GPU_HOST_OUT_OF_MEMORY, "no host memory for a key set");
 	}
 }
 
@@ -525,9 +547,9 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 	{
 		w->codes[j].assign(m, 0);
 	}
-	catch (...)
+	catch (const std::bad_alloc &)
 	{
-		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a payload's codes");
+		ch->status = svc_error(&ch->err, PG_GPU_HOST_OUT_OF_MEMORY, "no host memory for a payload's codes");
 		return;
 	}
 	ch->status = PG_GPU_OK;
@@ -694,9 +716,9 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 			}
 		}
 	}
-	catch (...)
+	catch (const std::bad_alloc &)
 	{
-		ch->status = svc_error(&ch->err, PG_GPU_OUT_OF_MEMORY, "no host memory for a key set");
+		ch->status = svc_error(&ch->err, PG_GPU_HOST_OUT_OF_MEMORY, "no host memory for a key set");
 		return;
 	}
 
@@ -711,60 +733,69 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 		ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
 		return;
 	}
-	ch->status = PG_GPU_OK;
-	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
-		ch->ks_pay_distinct[j] = -1;
-	for (int j = 0; j < npay && ch->status == PG_GPU_OK; j++)
+	/* the set is not the channel's until kept: a throw frees it on its way */
+	try
 	{
-		uint64		m = w->toff[j].size() - 1;
+		ch->status = PG_GPU_OK;
+		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+			ch->ks_pay_distinct[j] = -1;
+		for (int j = 0; j < npay && ch->status == PG_GPU_OK; j++)
+		{
+			uint64		m = w->toff[j].size() - 1;
 
-		if (!svc_text_type(t->keys[j + 1].type))
-		{
-			ch->ks_pay_distinct[j] = (int64) PgGpuDistinctWords(pv[j].data(), pn[j].data(), n);
-			continue;
-		}
-		/* a text column: each value's code, the first equal value's rank */
-		std::vector<int64_t> ord(m);
-		std::vector<uint64> dense(m);
-		pg_gpu_keyset *vs = m == 0 ? NULL
-			: pg_gpu_keyset_build(t->keys[j + 1].type, m, NULL,
-								  w->tdata[j].empty() ? "" : w->tdata[j].data(),
-								  w->toff[j].data(), t->emulate, &ch->err);
-
-		if (m > 0 && (vs == NULL || (ch->status = pg_gpu_keyset_ordinals(vs, ord.data(), &ch->err)) != PG_GPU_OK))
-		{
-			if (ch->status == PG_GPU_OK)
-				ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
-			pg_gpu_keyset_free(vs);
-			break;
-		}
-		pg_gpu_keyset_free(vs);
-		for (uint64 p = 0; p < m; p++)
-		{
-			if ((uint64) ord[p] == p)
+			if (!svc_text_type(t->keys[j + 1].type))
 			{
-				dense[p] = w->tfirst[j].size();
-				w->tfirst[j].push_back(p);
+				ch->ks_pay_distinct[j] = (int64) PgGpuDistinctWords(pv[j].data(), pn[j].data(), n);
+				continue;
 			}
-			else
-				dense[p] = dense[ord[p]];
-		}
-		for (uint64 r = 0; r < n; r++)
-			if (!pn[j][r])
-				pv[j][r] = dense[pv[j][r]];
-		ch->ks_pay_distinct[j] = (int64) w->tfirst[j].size();
-	}
-	if (ch->status == PG_GPU_OK && npay > 0)
-	{
-		std::vector<uint64> vals((size_t) npay * n);
-		std::vector<uint8> nulls((size_t) npay * n);
+			/* a text column: each value's code, the first equal value's rank */
+			std::vector<int64_t> ord(m);
+			std::vector<uint64> dense(m);
+			pg_gpu_keyset *vs = m == 0 ? NULL
+				: pg_gpu_keyset_build(t->keys[j + 1].type, m, NULL,
+									  w->tdata[j].empty() ? "" : w->tdata[j].data(),
+									  w->toff[j].data(), t->emulate, &ch->err);
 
-		for (int j = 0; j < npay; j++)
-		{
-			std::copy(pv[j].begin(), pv[j].end(), vals.begin() + (size_t) j * n);
-			std::copy(pn[j].begin(), pn[j].end(), nulls.begin() + (size_t) j * n);
+			if (m > 0 && (vs == NULL || (ch->status = pg_gpu_keyset_ordinals(vs, ord.data(), &ch->err)) != PG_GPU_OK))
+			{
+				if (ch->status == PG_GPU_OK)
+					ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
+				pg_gpu_keyset_free(vs);
+				break;
+			}
+			pg_gpu_keyset_free(vs);
+			for (uint64 p = 0; p < m; p++)
+			{
+				if ((uint64) ord[p] == p)
+				{
+					dense[p] = w->tfirst[j].size();
+					w->tfirst[j].push_back(p);
+				}
+				else
+					dense[p] = dense[ord[p]];
+			}
+			for (uint64 r = 0; r < n; r++)
+				if (!pn[j][r])
+					pv[j][r] = dense[pv[j][r]];
+			ch->ks_pay_distinct[j] = (int64) w->tfirst[j].size();
 		}
-		ch->status = pg_gpu_keyset_payload(ks, npay, vals.data(), nulls.data(), &ch->err);
+		if (ch->status == PG_GPU_OK && npay > 0)
+		{
+			std::vector<uint64> vals((size_t) npay * n);
+			std::vector<uint8> nulls((size_t) npay * n);
+
+			for (int j = 0; j < npay; j++)
+			{
+				std::copy(pv[j].begin(), pv[j].end(), vals.begin() + (size_t) j * n);
+				std::copy(pn[j].begin(), pn[j].end(), nulls.begin() + (size_t) j * n);
+			}
+			ch->status = pg_gpu_keyset_payload(ks, npay, vals.data(), nulls.data(), &ch->err);
+		}
+	}
+	catch (...)
+	{
+		pg_gpu_keyset_free(ks);
+		throw;
 	}
 	if (ch->status != PG_GPU_OK)
 	{
@@ -950,9 +981,127 @@ svc_note_memory(void)
 	pg_atomic_write_u64(&PgGpuSvc->mem_cached, cached);
 }
 
-/* Serve channel i until the service stops. */
+/*
+ * Run the channel's request op (SVC_NONE: only its chunks handed over or
+ * running); false when there is no request to answer.
+ */
+static bool
+svc_step(SvcChannel *ch, SvcWork *w, uint32 op)
+{
+	if (op != SVC_NONE && ch->req_gen != svc_generation)
+	{
+		/* a request of a backend that has not seen the restart: not run */
+		ch->status = svc_error(&ch->err, PG_GPU_CUDA_ERROR, "the GPU service restarted");
+	}
+	else if (op == SVC_END_TASK || op == SVC_END)
+	{
+		/* chunks handed over but not started never start */
+		svc_end_task(ch, w);
+		if (op == SVC_END)
+			svc_free_keysets(w);
+		ch->status = PG_GPU_OK;
+		svc_note_memory();
+	}
+	else
+	{
+		pg_gpu_agg *agg = w->agg;
+		bool		still = false;
+		uint64		oldest = 0;
+
+		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+			if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
+			{
+				w->since[s] = svc_now_us();
+				svc_start_chunk(ch, agg, w->cc, s, &w->fault);
+			}
+		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+			if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING)
+			{
+				if (pg_gpu_agg_slot_idle(agg, s))
+					pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+				else
+				{
+					still = true;
+					if (oldest == 0 || w->since[s] < oldest)
+						oldest = w->since[s];
+				}
+			}
+		/* the watchdog's clock: the oldest chunk still on the GPU */
+		pg_atomic_write_u64(&ch->busy_since, still ? oldest : 0);
+		if (op == SVC_NONE)
+			return false;
+		pg_atomic_write_u64(&ch->busy_since, svc_now_us());
+		if (op == SVC_BEGIN)
+			svc_op_begin(ch, w);
+		else if (op == SVC_KS_APPEND)
+			svc_op_append(ch, w);
+		else if (op == SVC_KS_BUILD || op == SVC_KS_COLLECTED)
+			svc_op_keyset(ch, w, op);
+		else if (op == SVC_KS_CODES)
+			svc_op_codes(ch, w);
+		else if (op == SVC_KS_PAYLOAD)
+			svc_op_payload(ch, w);
+		else if (op == SVC_KS_TEXTS)
+			svc_op_ks_texts(ch, w);
+		else if (op == SVC_KS_FREE)
+		{
+			svc_free_keysets(w);
+			ch->status = PG_GPU_OK;
+		}
+		else if (agg == NULL)
+			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
+								   "no task in the GPU service (it restarted)");
+		else if (op == SVC_FINISH)
+			svc_op_finish(ch, w, agg);
+		else if (op == SVC_KS_ROWS)
+			svc_op_ks_rows(ch, w, agg);
+		else if (op == SVC_GROUPS)
+			svc_op_groups(ch, agg);
+	}
+	return true;
+}
+
+/*
+ * A step threw: the channel's task fails (chunk_failed, and the answer when
+ * there is a request), its engine ends (waiting for the GPU), its cache
+ * entry's reference goes without publishing its fills, and the channel's key
+ * sets go.  Nothing here allocates; if the clean-up throws all the same, the
+ * service restarts.
+ */
 static void
-svc_serve(int i)
+svc_fail_step(SvcChannel *ch, SvcWork *w, bool answer, pg_gpu_status st, const char *msg)
+{
+	pg_gpu_error err;
+
+	svc_error(&err, st, msg);
+	ch->chunk_err = err;
+	pg_write_barrier();
+	pg_atomic_write_u32(&ch->chunk_failed, 1);	/* seen before the slots go idle */
+	if (answer)
+	{
+		ch->err = err;
+		ch->status = st;
+	}
+	w->cc_publish = false;
+	/* the watchdog's clock runs while the engine waits for the GPU */
+	pg_atomic_write_u64(&ch->busy_since, svc_now_us());
+	try
+	{
+		svc_end_task(ch, w);
+		svc_free_keysets(w);
+		svc_note_memory();
+	}
+	catch (...)
+	{
+		svc_thread_failed = true;
+		svc_give_up();
+	}
+	pg_atomic_write_u64(&ch->busy_since, 0);
+}
+
+/* Serve channel i until the service stops (svc_serve's body). */
+static void
+svc_serve_channel(int i)
 {
 	SvcChannel *ch = &PgGpuSvc->ch[i];
 	SvcWork    *w = new SvcWork();
@@ -968,6 +1117,7 @@ svc_serve(int i)
 	{
 		struct timespec ts;
 		bool		running = false;
+		bool		answer;
 		uint32		op;
 
 		for (int s = 0; w->agg && s < PG_GPU_AGG_SLOTS; s++)
@@ -977,76 +1127,29 @@ svc_serve(int i)
 
 		op = (uint32) ch->op;
 		pg_read_barrier();
-		if (op != SVC_NONE && ch->req_gen != svc_generation)
+		answer = op != SVC_NONE;
+		try
 		{
-			/* a request of a backend that has not seen the restart: not run */
-			ch->status = svc_error(&ch->err, PG_GPU_CUDA_ERROR, "the GPU service restarted");
+			answer = svc_step(ch, w, op);
 		}
-		else if (op == SVC_END_TASK || op == SVC_END)
+		catch (const std::bad_alloc &)
 		{
-			/* chunks handed over but not started never start */
-			svc_end_task(ch, w);
-			if (op == SVC_END)
-				svc_free_keysets(w);
-			ch->status = PG_GPU_OK;
-			svc_note_memory();
+			svc_fail_step(ch, w, answer, PG_GPU_HOST_OUT_OF_MEMORY,
+						  "out of memory in the GPU service");
 		}
-		else
+		catch (const std::length_error &)
 		{
-			pg_gpu_agg *agg = w->agg;
-			bool		still = false;
-			uint64		oldest = 0;
-
-			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
-				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
-				{
-					w->since[s] = svc_now_us();
-					svc_start_chunk(ch, agg, w->cc, s, &w->fault);
-				}
-			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
-				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING)
-				{
-					if (pg_gpu_agg_slot_idle(agg, s))
-						pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
-					else
-					{
-						still = true;
-						if (oldest == 0 || w->since[s] < oldest)
-							oldest = w->since[s];
-					}
-				}
-			/* the watchdog's clock: the oldest chunk still on the GPU */
-			pg_atomic_write_u64(&ch->busy_since, still ? oldest : 0);
-			if (op == SVC_NONE)
-				continue;
-			pg_atomic_write_u64(&ch->busy_since, svc_now_us());
-			if (op == SVC_BEGIN)
-				svc_op_begin(ch, w);
-			else if (op == SVC_KS_APPEND)
-				svc_op_append(ch, w);
-			else if (op == SVC_KS_BUILD || op == SVC_KS_COLLECTED)
-				svc_op_keyset(ch, w, op);
-			else if (op == SVC_KS_CODES)
-				svc_op_codes(ch, w);
-			else if (op == SVC_KS_PAYLOAD)
-				svc_op_payload(ch, w);
-			else if (op == SVC_KS_TEXTS)
-				svc_op_ks_texts(ch, w);
-			else if (op == SVC_KS_FREE)
-			{
-				svc_free_keysets(w);
-				ch->status = PG_GPU_OK;
-			}
-			else if (agg == NULL)
-				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
-									   "no task in the GPU service (it restarted)");
-			else if (op == SVC_FINISH)
-				svc_op_finish(ch, w, agg);
-			else if (op == SVC_KS_ROWS)
-				svc_op_ks_rows(ch, w, agg);
-			else if (op == SVC_GROUPS)
-				svc_op_groups(ch, agg);
+			/* a vector asked for more than it can hold: out of memory too */
+			svc_fail_step(ch, w, answer, PG_GPU_HOST_OUT_OF_MEMORY,
+						  "out of memory in the GPU service");
 		}
+		catch (...)
+		{
+			svc_fail_step(ch, w, answer, PG_GPU_CUDA_ERROR,
+						  "an internal error in the GPU service");
+		}
+		if (!answer)
+			continue;
 		/* a CUDA error that broke the context: every later task would fail */
 		if (ch->status == PG_GPU_CUDA_ERROR && !ch->task.emulate && !pg_gpu_engine_healthy())
 			svc_give_up();
@@ -1059,6 +1162,25 @@ svc_serve(int i)
 	svc_end_task(ch, w);
 	svc_free_keysets(w);
 	delete w;
+}
+
+/*
+ * A channel's thread.  Its steps catch their own exceptions (svc_fail_step);
+ * what escapes them (its set-up, its end) restarts the service: the channel
+ * would go unserved, and its backend sees the service go down and falls back.
+ */
+static void
+svc_serve(int i)
+{
+	try
+	{
+		svc_serve_channel(i);
+	}
+	catch (...)
+	{
+		svc_thread_failed = true;
+		svc_give_up();
+	}
 	svc_threads_live--;
 }
 
@@ -1173,6 +1295,31 @@ svc_hard_exit(int code, Datum arg)
 	_exit(code);
 }
 
+/*
+ * A step of the main thread that runs C++ code (the GPU's start, the cache's
+ * upkeep): false when it threw, with what in msg.  The caller reports it once
+ * out of the catch and restarts the service.  (The GPU's start waits on the
+ * latch and logs: neither leaves this frame by longjmp.)
+ */
+static bool
+svc_main_step(void (*step) (void), char *msg, size_t len)
+{
+	try
+	{
+		step();
+		return true;
+	}
+	catch (const std::bad_alloc &)
+	{
+		strlcpy(msg, "out of memory", len);
+	}
+	catch (...)
+	{
+		strlcpy(msg, "an internal error", len);
+	}
+	return false;
+}
+
 /* A step running past its timeout: the channel whose step it is, or -1. */
 static int
 svc_overdue(uint64 now)
@@ -1194,6 +1341,8 @@ pg_gpu_service_main(Datum arg)
 {
 	int			started = 0;
 	int			overdue = -1;
+	char		failed[64] = "";	/* a main thread step that threw: what */
+	const char *failed_in = NULL;
 
 	on_proc_exit(svc_hard_exit, (Datum) 0);
 
@@ -1255,17 +1404,23 @@ pg_gpu_service_main(Datum arg)
 	}
 	pg_write_barrier();
 	pg_atomic_write_u32(&PgGpuSvc->state, SVC_STARTING);
-	svc_start_gpu();
-	if (!svc_restart.load())	/* a task's fault during the start: stays down */
+	if (!svc_main_step(svc_start_gpu, failed, sizeof(failed)))
+		failed_in = "starting the GPU";
+	else if (!svc_restart.load())	/* a task's fault during the start: stays down */
 		pg_atomic_write_u32(&PgGpuSvc->state, SVC_READY);
 
 	/* the watchdog: every 50 ms, a step past its time or a thread's restart */
-	while (!svc_got_sigterm && !svc_restart.load() && (overdue = svc_overdue(svc_now_us())) < 0)
+	while (failed_in == NULL && !svc_got_sigterm && !svc_restart.load() &&
+		   (overdue = svc_overdue(svc_now_us())) < 0)
 	{
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
-		PgGpuCcMaintain();
+		if (!svc_main_step(PgGpuCcMaintain, failed, sizeof(failed)))
+		{
+			failed_in = "keeping the column cache";
+			break;
+		}
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
@@ -1285,7 +1440,12 @@ pg_gpu_service_main(Datum arg)
 	if (!svc_got_sigterm)
 	{
 		pg_atomic_fetch_add_u32(&PgGpuSvc->restarts, 1);
-		if (overdue >= 0)
+		if (failed_in != NULL)
+			ereport(LOG, (errmsg("pg_gpu service: %s while %s: restarting", failed, failed_in)));
+		else if (svc_thread_failed.load())
+			ereport(LOG,
+					(errmsg("pg_gpu service: a task channel's thread could not recover from an error: restarting")));
+		else if (overdue >= 0)
 			ereport(LOG,
 					(errmsg("pg_gpu service: a GPU task's step ran past pg_gpu.service_timeout (%d ms): restarting",
 							PgGpuSvc->ch[overdue].timeout_ms)));
