@@ -176,7 +176,7 @@ typedef enum pg_gpu_opcode
 	PG_GPU_OP_ISNOTNULL,
 	PG_GPU_OP_IN,				/* type: operand type, constants a .. a+b-1 */
 	PG_GPU_OP_IN_SET,			/* type: operand type, a: key set (task->sets);
-								 * b = 0: x IN (set), three-valued (SEMANTICS 17);
+								 * b = 0: x IN (set), three-valued (docs/SEMANTICS.md 17);
 								 * b = 1: a join's match, NULL never matches */
 	PG_GPU_OP_SET_MULT,			/* a: key set; the number of the set's keys
 								 * equal to x (int8; 0 when none or NULL) */

@@ -19,7 +19,7 @@
  * memory) and the initial state, then publishes it; everybody else updates states with atomics, so
  * no entry is ever locked while values are folded in.  Every state word is
  * order-independent except float sums, whose order PostgreSQL's parallel plans leave
- * open too (SEMANTICS.md 5):
+ * open too (docs/SEMANTICS.md 5):
  *
  *   integers   count, min, max (atomicMin/Max), exact int128 sum and uint192 sum of
  *              squares through carry-propagating 64-bit atomic adds
@@ -190,7 +190,7 @@ fdec(uint64_t e)
 	return (e >> 63) ? as_f(e & ~(1ULL << 63)) : as_f(~e);
 }
 
-/* A key value as a word: NaNs made one value, -0 made 0 (SEMANTICS.md 8, 9). */
+/* A key value as a word: NaNs made one value, -0 made 0 (docs/SEMANTICS.md 8, 9). */
 PG_GPU_HD uint64_t
 key_word(const pval &v, int type)
 {

@@ -3,7 +3,7 @@
  * shared by the kernels and the host emulation.
  *
  * Keys are int64 values or byte strings (text, varchar; bpchar without its
- * trailing blanks, SEMANTICS 16) held in an arena.  The table is open addressing
+ * trailing blanks, docs/SEMANTICS.md 16) held in an arena.  The table is open addressing
  * with linear probing, capacity a power of two at least twice the keys.  A slot
  * is 0 (empty) or the key's hash (high 32 bits) and its index + 1 (low 32 bits):
  * a probe rejects most other keys on the hash alone, and equal keys land in one

@@ -4,7 +4,7 @@
  *
  * Every sort key becomes unsigned words whose unsigned order is the key's order
  * under PostgreSQL's default btree operator class, with the direction and NULL
- * placement of its ORDER BY item folded in (SEMANTICS.md 10):
+ * placement of its ORDER BY item folded in (docs/SEMANTICS.md 10):
  *
  *   narrow keys (int2, int4, date, float4, bool): one word, NULL rank << 32 | value
  *   wide keys (int8, timestamp[tz], float8):      a value word, then a rank word
@@ -18,7 +18,7 @@
  *       the first kNumericSortDigits base-10000 digits, 16 bits each (all flipped
  *       for a negative value, whose larger magnitude sorts first), then a rank
  *       word as for text, "longer" meaning more significant digits than that.
- *       Classes: -Infinity, negative, zero, positive, +Infinity, NaN (SEMANTICS
+ *       Classes: -Infinity, negative, zero, positive, +Infinity, NaN (docs/SEMANTICS
  *       14); digits are normalised (no leading or trailing zero digit), so 1.0
  *       and 1.00 encode alike.
  *

@@ -8,7 +8,7 @@
  * the CPU (the same encoding the kernels use, sort.cuh).  At the end of the input
  * the words go to the GPU, are radix-sorted there, and the order comes back; the
  * rows are emitted in that order.  Per-row work is PostgreSQL's own (the child's
- * slots), so this path is capped at the executor's per-tuple speed (DESIGN.md);
+ * slots), so this path is capped at the executor's per-tuple speed (docs/DESIGN.md);
  * what moves to the GPU is the O(n log n) comparison sort.
  *
  * Fallback is tuplesort over the same rows: with no GPU, keys the GPU's prefixes
