@@ -37,8 +37,11 @@ typedef enum pg_gpu_status
 	PG_GPU_UNORDERED,			/* sort keys equal in the prefix the GPU sorts
 								 * (sort.cuh) and longer: re-run on the CPU */
 	PG_GPU_INVALID_TASK,		/* the task description is inconsistent */
-	PG_GPU_HOST_OUT_OF_MEMORY	/* the GPU service's thread ran out of host
+	PG_GPU_HOST_OUT_OF_MEMORY,	/* the GPU service's thread ran out of host
 								 * memory (std::bad_alloc): the task failed */
+	PG_GPU_CANCELLED			/* the caller's cancel callback said so
+								 * (pg_gpu_engine_set_cancel): the call gave
+								 * up, its handle may only be ended */
 } pg_gpu_status;
 
 typedef struct pg_gpu_error
@@ -66,6 +69,18 @@ int			pg_gpu_engine_initialized(void);
  * says why).
  */
 int			pg_gpu_engine_init_async(void);
+
+/*
+ * Cancel.  Where the engine waits for the GPU or runs a long loop on the CPU (the
+ * emulation's pages, sorts and key sets), it asks fn between slices of at most a
+ * few milliseconds; when fn answers non-zero the call returns PG_GPU_CANCELLED
+ * with its work abandoned, and the handle may only be ended (its end waits for
+ * GPU work in flight).  Per thread: only calls made on the thread that set fn
+ * ask it (NULL: never cancelled).  fn runs on that thread and must only read
+ * flags (a backend's: a pending query cancel or termination).
+ */
+typedef int (*pg_gpu_cancel_fn) (void);
+void		pg_gpu_engine_set_cancel(pg_gpu_cancel_fn fn);
 
 /* Cap on the engine's own device allocations, bytes (0 = whole device). */
 void		pg_gpu_engine_set_memory_limit(uint64_t bytes);

@@ -9,9 +9,14 @@ preloads pg_gpu (PGHOST/PGPORT/PGUSER from the environment; the GPU host):
    cancelled at random points by a random statement_timeout; then every query
    again without a timeout: same answers as with pg_gpu off, the session
    usable, pg_gpu_stats consistent, and device memory where it was;
-3. an injected GPU failure in each node kind: the query still answers as
+3. cancel latency per node, on a larger table (FAULTS_CANCEL_ROWS, 30 M rows):
+   a GpuSort top-N, a full GpuSort, a grouped GpuAgg, a GpuHashJoin and a
+   GpuSemiJoin timed out at several points of their run (from 5% to 90% of
+   their warm time): each must end within 100 ms of its timeout, and then
+   answer as PostgreSQL does;
+4. an injected GPU failure in each node kind: the query still answers as
    PostgreSQL does;
-4. the GPU service (issue 21), when it runs: a CUDA error in its task, an error
+5. the GPU service (issue 21), when it runs: a CUDA error in its task, an error
    it restarts for, a hung task (its watchdog), the service out of host memory
    in its thread (std::bad_alloc: the tasks fall back, counted, the same
    process serves the next ones on the GPU), GPU memory taken by another
@@ -29,6 +34,21 @@ import time
 
 DB = "pg_gpu_faults"
 ROWS = int(os.environ.get("FAULTS_ROWS", 5_000_000))
+CANCEL_ROWS = int(os.environ.get("FAULTS_CANCEL_ROWS", 30_000_000))
+
+# section 3: queries long enough on the GPU that a timeout lands inside their
+# scan, their sort (a run sorted, the top-N selected) or their join's probe;
+# OFFSET 0 keeps the join nodes under the aggregate on top
+CANCEL_QUERIES = {
+    "GpuSort top-N": "SELECT id, f8 FROM fl_big ORDER BY f8 DESC, id LIMIT 5",
+    "GpuSort full": f"SELECT id, f8 FROM fl_big ORDER BY f8, id OFFSET {CANCEL_ROWS - 1}",
+    "GpuAgg grouped": "SELECT g, count(*), sum(i4), min(f8) FROM fl_big GROUP BY g ORDER BY g LIMIT 3",
+    "GpuHashJoin": "SELECT count(*), sum(i4) FROM (SELECT t.i4, d.name FROM fl_big t "
+                   "JOIN fl_dim d ON t.g = d.g OFFSET 0) s",
+    "GpuSemiJoin": "SELECT count(*), sum(id) FROM (SELECT t.id FROM fl_big t WHERE t.g IN "
+                   "(SELECT g FROM fl_dim WHERE name < 'd5') OFFSET 0) s",
+}
+CANCEL_LIMIT_MS = 100
 
 QUERIES = {
     "GpuAgg": "SELECT count(*), sum(i4), min(f8), max(f8) FROM fl_t WHERE i4 % 7 <> 3",
@@ -65,6 +85,10 @@ CREATE TABLE fl_t (id int8, g int4, i4 int4, f8 float8);
 INSERT INTO fl_t SELECT i, i % 1000, (i::int8 * 7919 % 1000003)::int4, ((i * 31) % 100003) / 7.0
   FROM generate_series(1, {ROWS}) i;
 CREATE TABLE fl_dim AS SELECT i AS g, 'd' || i AS name FROM generate_series(0, 999, 3) i;
+CREATE TABLE fl_big (id int8, g int4, i4 int4, f8 float8);
+INSERT INTO fl_big SELECT i, i % 1000, (i::int8 * 7919 % 1000003)::int4, ((i * 31) % 100003) / 7.0
+  FROM generate_series(1, {CANCEL_ROWS}) i;
+VACUUM ANALYZE fl_big;
 VACUUM ANALYZE fl_t;
 VACUUM ANALYZE fl_dim;""")
 
@@ -220,7 +244,10 @@ def main():
         if free1 < free0 - (256 << 20):
             failures.append(f"device memory not returned: {free0} -> {free1}")
 
-    # 3. an injected failure in each node kind: PostgreSQL's plan answers
+    # 3. cancel latency per node, from the timeout to the error
+    cancel_latency(failures)
+
+    # 4. an injected failure in each node kind: PostgreSQL's plan answers
     for name, q in QUERIES.items():
         out, err = psql(f"SET pg_gpu.force = on;\nSET pg_gpu.debug_fail_after_chunks = 1;\n{q};")
         ok = out.strip() == expected[name] and "ERROR" not in err
@@ -242,6 +269,63 @@ def main():
 def oom_fallbacks():
     return int(one("SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks "
                    "WHERE reason = 'out of memory in the gpu service'"))
+
+
+def cancel_latency(failures):
+    """Each node of CANCEL_QUERIES timed out at points spread over its warm run:
+    psql's time for the statement less the timeout is how long the query went on
+    after the timeout fired (the error's way back to psql included)."""
+    for name, q in CANCEL_QUERIES.items():
+        out, err = psql(f"SET pg_gpu.enabled = off;\n{q};")
+        want = out.strip()
+        plan, _ = psql(f"SET pg_gpu.force = on;\nEXPLAIN (COSTS OFF) {q};")
+        nodes = sorted(set(re.findall(r"Custom Scan \((\w+)\)", plan)))
+        # warm: the second run's time (the first may start CUDA, fill caches)
+        out, err = psql(f"\\timing on\nSET pg_gpu.force = on;\n{q};\n{q};\n")
+        times = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out + err)]
+        if len(times) < 2 or "ERROR" in err:
+            failures.append(f"cancel latency, {name}: the query did not run: {err.strip()[:200]}")
+            continue
+        warm = times[-1]
+        script = ["\\timing on", "SET pg_gpu.force = on;"]
+        points = [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9] * 2
+        plan_ms = []
+        for frac in points:
+            ms = max(2, int(warm * frac))
+            plan_ms.append(ms)
+            script += [f"SET statement_timeout = '{ms}ms';", f"{q};"]
+        script += ["RESET statement_timeout;", f"{q};"]
+        out, err = psql("\n".join(script) + "\n")
+        # psql prints Time: after every statement, SETs included: take those
+        # of the timed queries (every second line after the first SET)
+        times = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out + err)]
+        qtimes = times[2:2 + 2 * len(points):2]
+        over = []
+        cancelled = err.count("canceling statement due to statement timeout")
+        for ms, t in zip(plan_ms, qtimes):
+            if t >= ms:     # timed out (a run that finished first took less)
+                over.append(t - ms)
+        lines = [l for l in out.splitlines() if l and not l.startswith("Time:")
+                 and l not in ("SET", "RESET")]
+        answer = "\n".join(lines[-len(want.splitlines()):]) if want else ""
+        other = [l for l in err.splitlines() if "ERROR" in l and "statement timeout" not in l]
+        if over:
+            over.sort()
+            print(f"cancel latency, {name} ({', '.join(nodes) or 'no GPU node'}; warm {warm:.0f} ms): "
+                  f"{cancelled} of {len(points)} timed out, ended {over[len(over) // 2]:.1f} ms (median) "
+                  f"and {over[-1]:.1f} ms (most) after the timeout")
+            if over[-1] > CANCEL_LIMIT_MS:
+                failures.append(f"cancel latency, {name}: ended {over[-1]:.0f} ms after its timeout "
+                                f"(limit {CANCEL_LIMIT_MS})")
+        else:
+            print(f"cancel latency, {name}: none of {len(points)} timed out (warm {warm:.0f} ms)")
+        if not nodes:
+            failures.append(f"cancel latency, {name}: no GPU node in the plan")
+        if other:
+            failures.append(f"cancel latency, {name}: errors other than the timeout: {other[:3]}")
+        if answer != want:
+            failures.append(f"cancel latency, {name}: after the timeouts, the forced answer "
+                            f"differs: {answer!r} (want {want!r})")
 
 
 def service_state():

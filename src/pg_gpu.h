@@ -106,8 +106,13 @@ void		PgGpuStatsEmulatedRun(PgGpuNode node);
 void		PgGpuStatsFallback(PgGpuNode node, PgGpuFallback reason);
 const char *PgGpuFallbackName(PgGpuFallback reason);
 
-/* The fallback reason of an engine status (a pg_gpu_status). */
+/*
+ * The fallback reason of an engine status (a pg_gpu_status); PG_GPU_CANCELLED
+ * raises the pending interrupt instead (PgGpuRaiseIfCancelled).
+ */
 PgGpuFallback PgGpuFallbackFor(int engine_status);
+/* The engine stopped for a pending cancel (PG_GPU_CANCELLED): raise it now. */
+void		PgGpuRaiseIfCancelled(int engine_status);
 
 /*
  * Count a node's fallback, give the table cache's memory back when the GPU ran
@@ -116,6 +121,13 @@ PgGpuFallback PgGpuFallbackFor(int engine_status);
 void		PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg);
 
 /* ---- runtime (runtime.cpp) ---- */
+/*
+ * Let the engine's calls on this backend's thread end early when a query cancel
+ * or termination is pending (pg_gpu_engine_set_cancel): each node calls it as it
+ * begins.  Their PG_GPU_CANCELLED then becomes the interrupt's own error in
+ * PgGpuFallbackFor.
+ */
+void		PgGpuEngineCancelHook(void);
 /* Start the engine in this backend; false (and *reason, *msg) if no GPU. */
 bool		PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen);
 /* Whether a GPU path may be planned without forcing (no CUDA start). */

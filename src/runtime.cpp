@@ -60,6 +60,25 @@ wait_for_engine_start(int code, Datum arg)
 		pg_usleep(1000);
 }
 
+/*
+ * The engine's cancel callback: whether CHECK_FOR_INTERRUPTS would raise now (a
+ * query cancel, statement_timeout, or termination, where interrupts can be
+ * processed).  It reads flags only; the engine calls it on this thread.
+ */
+static int
+backend_cancel_pending(void)
+{
+	return InterruptPending && (QueryCancelPending || ProcDiePending) &&
+		INTERRUPTS_CAN_BE_PROCESSED();
+}
+
+void
+PgGpuEngineCancelHook(void)
+{
+	/* backends only: the GPU service's threads run their tasks to the end */
+	pg_gpu_engine_set_cancel(backend_cancel_pending);
+}
+
 bool
 PgGpuEnsureEngine(PgGpuFallback *reason, char *msg, size_t msglen)
 {

@@ -191,10 +191,26 @@ PG_GPU_SQL_FN(pg_gpu_stats_reset)
 
 /* ---- fallback accounting, for every node ---- */
 
+/*
+ * PG_GPU_CANCELLED is no failure: the engine stopped because a cancel or a
+ * termination is pending (PgGpuEngineCancelHook), and it is raised here, before
+ * any fallback is noted or PostgreSQL's plan starts; the query's memory
+ * callbacks end the engine's handles.  Should the interrupt have gone (it never
+ * does: the callback asks what CHECK_FOR_INTERRUPTS would), the caller goes on
+ * as after a GPU error.
+ */
+void
+PgGpuRaiseIfCancelled(int engine_status)
+{
+	if (engine_status == PG_GPU_CANCELLED)
+		CHECK_FOR_INTERRUPTS();
+}
+
 /* The fallback reason of an engine status. */
 PgGpuFallback
 PgGpuFallbackFor(int engine_status)
 {
+	PgGpuRaiseIfCancelled(engine_status);
 	switch ((pg_gpu_status) engine_status)
 	{
 		case PG_GPU_NOT_COMPILED:

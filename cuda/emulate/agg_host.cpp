@@ -20,6 +20,10 @@
  *              cross their boundaries.  (No top-N select: it would pick the same
  *              rows.)
  *   collect    the passing rows' keys, handed to an emulated key set.
+ *
+ * Everything here runs on the caller's thread, so it asks the caller's cancel
+ * callback (engine/error.h) itself: before each page, and between slices of the
+ * sorts and copies; a cancelled call answers PG_GPU_CANCELLED.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "emulate/emulate.h"
+#include "engine/error.h"
 #include "group/group.cuh"
 #include "emulate/host_sort.h"
 #include "scan/page_walk.cuh"
@@ -37,6 +42,51 @@
 #include "sort/sort_merge.h"
 
 using namespace pg_gpu::cuda;
+
+/*
+ * A growing array kept in fixed blocks: appending never moves what is there.  A
+ * run's pages and words in std::vectors were copied whole at each doubling,
+ * hundreds of megabytes at once, with no pause to answer a cancel.
+ */
+template <typename T>
+struct block_array
+{
+	static constexpr int kShift = 20;	/* elements per block: 1 << kShift */
+	static constexpr uint64_t kMask = (1ULL << kShift) - 1;
+	std::vector<std::unique_ptr<T[]>> blocks;
+	uint64_t	n = 0;
+
+	void		push(const T *v, uint64_t k)
+	{
+		for (uint64_t i = 0; i < k; i++, n++)
+		{
+			if ((n >> kShift) == blocks.size())
+				blocks.emplace_back(new T[1ULL << kShift]);	/* not zeroed */
+			blocks[n >> kShift][n & kMask] = v[i];
+		}
+	}
+	/* k elements at the end, contiguous (k divides the block) */
+	T		   *append(uint64_t k)
+	{
+		if ((n >> kShift) == blocks.size())
+			blocks.emplace_back(new T[1ULL << kShift]);
+		T		   *p = &blocks[n >> kShift][n & kMask];
+
+		n += k;
+		return p;
+	}
+	T		   &operator[](uint64_t i) { return blocks[i >> kShift][i & kMask]; }
+	const T    &operator[](uint64_t i) const { return blocks[i >> kShift][i & kMask]; }
+	uint64_t	size() const { return n; }
+	uint64_t	bytes() const { return blocks.size() * (sizeof(T) << kShift); }
+	void		clear()
+	{
+		blocks.clear();
+		n = 0;
+	}
+};
+
+static_assert(((1ULL << 20) % PG_GPU_BLCKSZ) == 0, "a page never straddles two store blocks");
 
 static const uint64_t kLocalCap = 64;	/* the emulated "shared-memory" table */
 static const uint64_t kLocalStr = 512;	/* and its text keys' bytes (small, so the
@@ -80,10 +130,12 @@ struct host_agg : pg_gpu_agg
 	/* ORDER BY: the current run's pages and rows' sort words, as on the GPU */
 	sort_shape	shape = {};
 	int			nwords = 0;
-	std::vector<uint8_t> store;
+	block_array<uint8_t> store;
 	int64_t		run_page0 = 0;
-	std::vector<uint64_t> words;	/* nwords per row */
-	std::vector<uint64_t> rowref;
+	block_array<uint64_t> words;	/* nwords per row */
+	block_array<uint64_t> rowref;
+	std::vector<uint32_t> idx;	/* the run's order */
+	host_sort_scratch scratch;
 	sort_stats	run = {};		/* the current run's (count: rowref's size) */
 	sort_stats	seen = {};		/* every run's */
 	sort_merge	merge;			/* runs closed */
@@ -113,7 +165,7 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	const pg_gpu_agg_task &t = h->task;
 	uint64_t	ord = (uint64_t) h->run_page0 + h->store.size() / PG_GPU_BLCKSZ;
 
-	h->store.insert(h->store.end(), page, page + PG_GPU_BLCKSZ);
+	memcpy(h->store.append(PG_GPU_BLCKSZ), page, PG_GPU_BLCKSZ);
 	return for_each_tuple(page, nlp, vis, [&](int i, const uint8_t *tup, uint32_t len) {
 		pval		keys[PG_GPU_MAX_KEYS];
 		uint64_t	wds[kMaxSortWords];
@@ -128,8 +180,10 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 		sort_encode(t, keys, wds, &nl, &lg, lens);
 		for (int c = 0; c < r; c++)
 		{
-			h->words.insert(h->words.end(), wds, wds + h->nwords);
-			h->rowref.push_back(sort_ref(ord, (uint32_t) i + 1, len));
+			uint64_t	rr = sort_ref(ord, (uint32_t) i + 1, len);
+
+			h->words.push(wds, h->nwords);
+			h->rowref.push(&rr, 1);
 		}
 		h->run.count += r;
 		h->run.nulls |= nl;
@@ -190,36 +244,46 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 	sort_pass	ps[kMaxSortPasses];
 	int			np = sort_passes(t, h->run.nulls, h->run.longs, h->run.maxlen, ps);
 	auto		word = [&](uint64_t i, int w) { return h->words[i * nw + w]; };
-	std::vector<uint32_t> idx = host_sort_perm(n, ps, np, word);
+	std::vector<uint32_t> &idx = h->idx;
+	int			unordered = 0;
 
+	if (!host_sort_perm(n, ps, np, word, idx, h->scratch))
+		return cancelled(err);
 	sort_stats_add(h->seen, h->run);
-	if (h->run.longs && host_unordered(t, idx, word))
-		return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
+	if (h->run.longs && (unordered = host_unordered(t, idx, word)) != 0)
+		return unordered < 0 ? cancelled(err) : host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
 
-	raw_vector<uint64_t> off(m + 1, 0),
-				ref(m, 0);
-	raw_vector<char> tuples;
+	/*
+	 * Built in the handle's buffers (not zeroed: every byte is written), so that
+	 * a cancel leaves them to the handle's end, which gives them back on a
+	 * thread of its own.
+	 */
+	raw_vector<uint64_t> &off = h->off,
+			   &ref = h->sorted_ref;
+	raw_vector<char> &tuples = h->out;
 
-	for (uint64_t i = 0; i < m; i++)
-	{
+	off.resize(m + 1);
+	ref.resize(m);
+	off[0] = 0;
+	if (!cancellable_for(m, [&](uint64_t i) {
 		ref[i] = h->rowref[idx[i]];
 		off[i + 1] = off[i] + (((ref[i] & 0xFFFF) + 7) & ~7ULL);
-	}
-	tuples.assign(off[m], 0);
-	for (uint64_t i = 0; i < m; i++)
-	{
-		const uint8_t *pg = h->store.data() + ((ref[i] >> 32) - h->run_page0) * PG_GPU_BLCKSZ;
+	}))
+		return cancelled(err);
+	tuples.resize(off[m]);
+	if (!cancellable_for(m, [&](uint64_t i) {
+		const uint8_t *pg = &h->store[((ref[i] >> 32) - h->run_page0) * PG_GPU_BLCKSZ];
 		uint32_t	lp = (uint32_t) (ref[i] >> 16) & 0xFFFF;
+		uint32_t	len = ref[i] & 0xFFFF;
 		uint32_t	w;
 
 		memcpy(&w, pg + PG_GPU_PAGE_HEADER_SIZE + 4 * (lp - 1), 4);
-		memcpy(tuples.data() + off[i], pg + PG_GPU_LP_OFF(w), ref[i] & 0xFFFF);
-	}
+		memcpy(tuples.data() + off[i], pg + PG_GPU_LP_OFF(w), len);
+		memset(tuples.data() + off[i] + len, 0, off[i + 1] - off[i] - len);
+	}))
+		return cancelled(err);
 	if (keep)
 	{
-		h->out.swap(tuples);
-		h->off.swap(off);
-		h->sorted_ref.swap(ref);
 		h->nsorted = m;
 		h->next_row = 0;
 	}
@@ -228,18 +292,20 @@ sort_close_run(host_agg *h, bool last, pg_gpu_error *err)
 		sort_run	R;
 
 		R.n = m;
+		R.words.resize((size_t) nw * m);
+		if (!cancellable_for(m, [&](uint64_t i) {
+			for (int w = 0; w < nw; w++)
+				R.words[(size_t) w * m + i] = word(idx[i], w);
+		}))
+			return cancelled(err);
 		R.tuples.swap(tuples);
 		R.off.swap(off);
 		R.ref.swap(ref);
-		R.words.resize((size_t) nw * m);
-		for (uint64_t i = 0; i < m; i++)
-			for (int w = 0; w < nw; w++)
-				R.words[(size_t) w * m + i] = word(idx[i], w);
 		h->merge.runs.push_back(std::move(R));
 	}
 	h->run_page0 = h->pages;
-	std::vector<uint8_t>().swap(h->store);
-	std::vector<uint64_t>().swap(h->words);
+	h->store.clear();
+	h->words.clear();
 	h->rowref.clear();
 	h->run = sort_stats();
 	return PG_GPU_OK;
@@ -279,8 +345,8 @@ sort_finish_host(host_agg *h, pg_gpu_error *err)
 }
 
 /* The next merge block, sorted as the GPU sorts it, as the output batch. */
-static void
-merge_block_host(host_agg *h, pg_gpu_sort_batch *out)
+static pg_gpu_status
+merge_block_host(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 {
 	sort_merge &mg = h->merge;
 	std::vector<uint64_t> take;
@@ -294,9 +360,12 @@ merge_block_host(host_agg *h, pg_gpu_sort_batch *out)
 			rows.emplace_back((int) r, mg.cur[r] + i);
 		mg.cur[r] += take[r];
 	}
-	std::vector<uint32_t> idx = host_sort_perm(n, mg.passes, mg.npasses, [&](uint64_t i, int w) {
+	std::vector<uint32_t> &idx = h->idx;
+
+	if (!host_sort_perm(n, mg.passes, mg.npasses, [&](uint64_t i, int w) {
 		return mg.word(rows[i].first, rows[i].second, w);
-	});
+	}, idx, h->scratch))
+		return cancelled(err);
 
 	h->off.assign(n + 1, 0);
 	h->sorted_ref.assign(n, 0);
@@ -323,6 +392,7 @@ merge_block_host(host_agg *h, pg_gpu_sort_batch *out)
 	out->data = h->out.data();
 	out->off = h->off.data();
 	out->ref = h->sorted_ref.data();
+	return PG_GPU_OK;
 }
 
 static pg_gpu_status
@@ -336,7 +406,7 @@ host_agg_sort_next(host_agg *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
 	if (!h->merge.runs.empty())
 	{
 		if (h->emitted < h->nsorted)
-			merge_block_host(h, out);
+			return merge_block_host(h, out, err);
 		return PG_GPU_OK;
 	}
 	if (r0 >= m)
@@ -657,6 +727,10 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 	{
 		const pg_gpu_page_ref &ref = h->refs[slot][p];
 
+		/* a page takes tens of microseconds: ask before each */
+		if (cancel_requested())
+			return cancelled(err);
+
 		/* a page being filled: its rows are read from the segment (below) */
 		if (h->task.cc && cc.fill_seg && cc.fill_row[p] != UINT64_MAX)
 		{
@@ -800,7 +874,13 @@ host_agg_group(host_agg *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64
 static void
 host_agg_end(host_agg *h)
 {
-	delete h;
+	uint64_t	bytes = h->store.bytes() + h->words.bytes() + h->rowref.bytes() +
+		h->scratch.bytes() + h->idx.capacity() * sizeof(uint32_t) + h->out.capacity() +
+		(h->off.capacity() + h->sorted_ref.capacity()) * sizeof(uint64_t);
+
+	for (const sort_run &R : h->merge.runs)
+		bytes += R.tuples.capacity() + R.words.capacity() * sizeof(uint64_t);
+	host_delete_later(h, bytes);
 }
 
 static pg_gpu_keyset *

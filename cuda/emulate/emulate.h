@@ -18,4 +18,23 @@ pg_gpu_status host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg);
 
 /* emulate_agg_begin (engine/agg_api.h) starts one; its function table does the rest. */
 
+/*
+ * fn(arg) on a thread of its own (all signals blocked), not waited for; run at
+ * once when no thread can be started.  For giving back gigabytes: unmapping them
+ * takes a loaded machine a tenth of a second and more, which a cancelled query's
+ * end must not wait for.
+ */
+void		host_run_detached(void (*fn) (void *), void *arg);
+
+/* Delete p, on a thread of its own when it holds at least 16 MB. */
+template <typename T>
+inline void
+host_delete_later(T *p, unsigned long long bytes)
+{
+	if (bytes < (16ULL << 20))
+		delete p;
+	else
+		host_run_detached([](void *a) { delete static_cast<T *>(a); }, p);
+}
+
 #endif							/* PG_GPU_EMULATE_H */

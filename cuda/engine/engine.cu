@@ -51,6 +51,39 @@ from_cuda(pg_gpu_error *err, cudaError_t rc, const char *what)
 	return set_error(err, st, "%s (%s)", cudaGetErrorString(rc), what);
 }
 
+/* Poll until query() stops answering cudaErrorNotReady (engine_internal.cuh). */
+template <typename Q>
+static pg_gpu_status
+poll_wait(Q query, const char *what, pg_gpu_error *err)
+{
+	for (;;)
+	{
+		cudaError_t rc = query();
+
+		if (rc != cudaErrorNotReady)
+			return cuda_status(err, rc, what);
+		if (cancel_requested())
+			return cancelled(err);
+		std::this_thread::sleep_for(std::chrono::microseconds(20));
+	}
+}
+
+pg_gpu_status
+stream_wait(cudaStream_t stream, pg_gpu_error *err)
+{
+	if (!cancel_callback_set())
+		return cuda_status(err, cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+	return poll_wait([&] { return cudaStreamQuery(stream); }, "cudaStreamQuery", err);
+}
+
+pg_gpu_status
+event_wait(cudaEvent_t event, pg_gpu_error *err)
+{
+	if (!cancel_callback_set())
+		return cuda_status(err, cudaEventSynchronize(event), "cudaEventSynchronize");
+	return poll_wait([&] { return cudaEventQuery(event); }, "cudaEventQuery", err);
+}
+
 /*
  * Threads that CUDA starts, and our own, must never run PostgreSQL's signal
  * handlers: a process-directed signal (query cancel, die) has to reach the

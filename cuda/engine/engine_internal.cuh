@@ -58,6 +58,16 @@ uint64_t	device_budget();
  */
 constexpr cudaStream_t legacy_stream = nullptr;
 
+/*
+ * Wait for the work queued so far on stream (or for event), asking the caller's
+ * cancel callback (pg_gpu_engine_set_cancel) between polls 20 microseconds
+ * apart: PG_GPU_CANCELLED when it says so (the work goes on; the task's end
+ * waits for it, and the pools reuse no block it may still touch).  A thread
+ * without a callback (the GPU service's) waits as cudaStreamSynchronize does.
+ */
+pg_gpu_status stream_wait(cudaStream_t stream, pg_gpu_error *err);
+pg_gpu_status event_wait(cudaEvent_t event, pg_gpu_error *err);
+
 /* The least power of two >= v and >= floor (a pool's size class: floor 4096). */
 inline uint64_t
 pow2_at_least(uint64_t v, uint64_t floor = 1)

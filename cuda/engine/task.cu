@@ -214,12 +214,15 @@ gpu_slot_get(pg_gpu_agg *a, int slot, pg_gpu_agg_slot *out)
 	return PG_GPU_OK;
 }
 
-/* Wait for every queued chunk. */
+/* Wait for every queued chunk (a cancel ends the wait: stream_wait). */
 pg_gpu_status
 sync_slots(gpu_agg *agg, pg_gpu_error *err)
 {
+	pg_gpu_status st;
+
 	for (chunk_slot &s : agg->slots)
-		PG_GPU_TRY(err, cudaStreamSynchronize(s.stream));
+		if ((st = stream_wait(s.stream, err)) != PG_GPU_OK)
+			return st;
 	return PG_GPU_OK;
 }
 
@@ -365,6 +368,10 @@ gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
 	for (int c = 0; c < nin; c++)
 		state_init(res->cols[c], t.inputs[c].type);
 
+	/* the chunks and the operator's steps first, answering a cancel meanwhile */
+	if ((st = sync_slots(agg, err)) != PG_GPU_OK ||
+		(st = stream_wait(agg->main_stream, err)) != PG_GPU_OK)
+		return st;
 	PG_GPU_TRY(err, cudaDeviceSynchronize());
 	if (agg->plain &&
 		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)

@@ -279,8 +279,7 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 			collect_pack_kernel<<<(int) std::min<uint64_t>(b, grid_policy::max_blocks), T, 0,
 								  agg->main_stream>>>(co.arena, co.src, off, n, data);
 			if ((st = cuda_status(err, cudaGetLastError(), "collect_pack_kernel")) == PG_GPU_OK)
-				st = cuda_status(err, cudaStreamSynchronize(agg->main_stream),
-								 "collect_pack_kernel");
+				st = stream_wait(agg->main_stream, err);
 		}
 		device_free(co.arena);
 		device_free(co.src);

@@ -163,8 +163,9 @@ keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err
 			keyset_max_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
 				(const unsigned long long *) ks->d_mult, n, d_count + 1);
 		}
-		st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count), cudaMemcpyDeviceToHost),
-						 "keyset_build_kernel");
+		if ((st = stream_wait(legacy_stream, err)) == PG_GPU_OK)
+			st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count),
+											 cudaMemcpyDeviceToHost), "keyset_build_kernel");
 	}
 	device_free(d_count);
 	*distinct = count[0];
@@ -377,7 +378,7 @@ engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, in
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			cudaEventRecord(e1);
 		if (st == PG_GPU_OK &&
-			(st = cuda_status(err, cudaEventSynchronize(e1), "set_probe_kernel")) == PG_GPU_OK)
+			(st = event_wait(e1, err)) == PG_GPU_OK)
 		{
 			cudaEventElapsedTime(&ms, e0, e1);
 			*kernel_ms = ms;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emulate/emulate.h"
+#include "engine/error.h"
 #include "keyset/keyset.cuh"
 #include "keyset/keyset_engine.h"
 
@@ -79,18 +80,22 @@ static const keyset_ops gpu_keyset_ops = {
 };
 
 static const keyset_ops host_keyset_ops = {
-	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out, pg_gpu_error *) {
+	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out, pg_gpu_error *err) {
 		keyset_keys k = own_keys(ks);
 
-		for (uint64_t j = 0; j < m; j++)
+		if (!cancellable_for(m, [&](uint64_t j) {
 			out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
+		}))
+			return cancelled(err);
 		return PG_GPU_OK;
 	},
-	[](pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *) {
+	[](pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err) {
 		keyset_keys k = own_keys(ks);
 
-		for (uint64_t i = 0; i < ks->n; i++)
+		if (!cancellable_for(ks->n, [&](uint64_t i) {
 			out[i] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, k, i);
+		}))
+			return cancelled(err);
 		return PG_GPU_OK;
 	},
 	[](const pg_gpu_keyset *ks, pg_gpu_set_ref *out) {
@@ -161,8 +166,7 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 
 		ks->tab.assign(mask + 1, 0);
 		/* in index order, so the first of equal keys holds the slot */
-		for (uint64_t i = 0; i < n; i++)
-		{
+		bool		done = cancellable_for(n, [&](uint64_t i) {
 			uint64_t	h = keyset_hash(k, i);
 
 			for (uint64_t s = h & mask;; s = (s + 1) & mask)
@@ -178,11 +182,22 @@ pg_gpu_keyset_build(int type, uint64_t n, const int64_t *vals, const char *data,
 				if ((e >> 32) == (h >> 32) && keyset_equal(k, (e & 0xFFFFFFFFu) - 1, k, i))
 					break;
 			}
+		});
+
+		if (done)
+		{
+			ks->mult.assign(n > 0 ? n : 1, 0);
+			done = cancellable_for(n, [&](uint64_t i) {
+				ks->max_mult = std::max(ks->max_mult,
+										++ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]);
+			});
 		}
-		ks->mult.assign(n > 0 ? n : 1, 0);
-		for (uint64_t i = 0; i < n; i++)
-			ks->max_mult = std::max(ks->max_mult,
-									++ks->mult[keyset_find(ks->tab.data(), mask, k, k, i)]);
+		if (!done)
+		{
+			pg_gpu_keyset_free(ks);
+			cancelled(err);
+			return nullptr;
+		}
 	}
 	catch (const std::bad_alloc &)
 	{

@@ -29,6 +29,7 @@ struct pg_gpu_keysort
 	std::vector<std::vector<uint64_t>> words;	/* word w of row i: words[w][i] */
 	sort_stats	seen = {};
 	std::vector<uint32_t> order;
+	host_sort_scratch scratch;	/* emulated */
 	/* the GPU's or the emulation's ordering, chosen at begin (may throw bad_alloc) */
 	pg_gpu_status (*order_rows) (pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np,
 								 double *gpu_ms, uint64_t *bytes_h2d, pg_gpu_error *err);
@@ -52,10 +53,12 @@ host_order_rows(pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np, 
 				uint64_t *, pg_gpu_error *err)
 {
 	auto		word = [&](uint64_t i, int w) { return ks->words[w][i]; };
+	int			unordered = 0;
 
-	ks->order = host_sort_perm(rows, ps, np, word);
-	if (ks->seen.longs && host_unordered(ks->task, ks->order, word))
-		return host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
+	if (!host_sort_perm(rows, ps, np, word, ks->order, ks->scratch))
+		return cancelled(err);
+	if (ks->seen.longs && (unordered = host_unordered(ks->task, ks->order, word)) != 0)
+		return unordered < 0 ? cancelled(err) : host_error(err, PG_GPU_UNORDERED, kUnorderedMessage);
 	return PG_GPU_OK;
 }
 
@@ -162,6 +165,8 @@ pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, uint64_t *n, dou
 extern "C" void
 pg_gpu_keysort_end(pg_gpu_keysort *ks)
 {
-	delete ks;
+	if (ks)
+		host_delete_later(ks, pg_gpu_keysort_bytes(ks) + ks->scratch.bytes() +
+						  ks->order.capacity() * sizeof(uint32_t));
 }
 

@@ -195,6 +195,8 @@ select_top_rows(const sort_arrays &sa, int blocks, uint64_t n, uint64_t m, const
 		cudaMemset(d_hist, 0, select_policy::buckets * sizeof(unsigned long long));
 		select_hist_kernel<<<blocks, select_policy::threads, 0, stream>>>(tw, n, top, mask, prefix,
 																		   shift, d_hist);
+		if ((st = stream_wait(stream, err)) != PG_GPU_OK)
+			break;
 		if ((st = cuda_status(err, cudaMemcpy(h_hist, d_hist, sizeof(h_hist),
 											  cudaMemcpyDeviceToHost), "select_hist_kernel")) != PG_GPU_OK)
 			break;
@@ -220,8 +222,9 @@ select_top_rows(const sort_arrays &sa, int blocks, uint64_t n, uint64_t m, const
 		if ((st = device_alloc(temp_bytes, &temp, err)) == PG_GPU_OK)
 		{
 			cub::DeviceSelect::Flagged(temp, temp_bytes, rows, flag, cand, d_num, (int) n, stream);
-			st = cuda_status(err, cudaMemcpy(&num, d_num, sizeof(int), cudaMemcpyDeviceToHost),
-							 "cub::DeviceSelect");
+			if ((st = stream_wait(stream, err)) == PG_GPU_OK)
+				st = cuda_status(err, cudaMemcpy(&num, d_num, sizeof(int), cudaMemcpyDeviceToHost),
+								 "cub::DeviceSelect");
 		}
 	}
 	device_free(temp);
@@ -267,6 +270,8 @@ check_ordered(const sort_arrays &sa, const uint32_t *perm, uint64_t n, const pg_
 
 	cudaMemset(d_flag, 0, sizeof(int));
 	unresolved_kernel<<<blocks, grid_policy::threads, 0, stream>>>(sa, perm, n, t, d_flag);
+	if ((st = stream_wait(stream, err)) != PG_GPU_OK)
+		return st;
 	st = cuda_status(err, cudaMemcpy(&found, d_flag, sizeof(int), cudaMemcpyDeviceToHost),
 					 "unresolved_kernel");
 	return st == PG_GPU_OK && found ? set_error(err, PG_GPU_UNORDERED, "%s", kUnorderedMessage)
@@ -336,6 +341,8 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 	}
 	if (st == PG_GPU_OK)
 		st = sort_rows(sms * page_policy::blocks_per_sm, n, sa.w, ps, np, &perm, stream, err);
+	if (st == PG_GPU_OK)
+		st = stream_wait(stream, err);
 	if (st == PG_GPU_OK && check && n > 1 &&
 		(st = device_alloc(sizeof(int), (void **) &d_flag, err)) == PG_GPU_OK)
 		st = check_ordered(sa, perm, n, t, d_flag, sms * page_policy::blocks_per_sm, stream, err);

@@ -219,7 +219,8 @@ sort_run_close(gpu_agg *agg, bool last, pg_gpu_error *err)
 	int			np;
 	pg_gpu_status st;
 
-	if ((st = sync_slots(agg, err)) != PG_GPU_OK)
+	if ((st = sync_slots(agg, err)) != PG_GPU_OK ||
+		(st = stream_wait(agg->main_stream, err)) != PG_GPU_OK)
 		return st;
 	PG_GPU_TRY(err, cudaMemcpy(&ss, agg->sa.stats, sizeof(ss), cudaMemcpyDeviceToHost));
 	sort_stats_add(agg->seen, ss);
@@ -249,6 +250,9 @@ sort_run_close(gpu_agg *agg, bool last, pg_gpu_error *err)
 							err)) != PG_GPU_OK)
 			return st;
 	}
+	/* the sort's kernels, waited for here so that a cancel is answered */
+	if ((st = stream_wait(agg->main_stream, err)) != PG_GPU_OK)
+		return st;
 	if (ss.longs)
 		st = check_ordered(agg->sa, perm, nperm, t, agg->d_flag, blocks, agg->main_stream, err);
 	/* references and sizes of the first m rows, offsets by an exclusive scan */
@@ -262,6 +266,8 @@ sort_run_close(gpu_agg *agg, bool last, pg_gpu_error *err)
 		cudaMemsetAsync(size + m, 0, sizeof(uint64_t), agg->main_stream);
 		st = scan_sizes(size, soff, m, agg->main_stream, err);
 	}
+	if (st == PG_GPU_OK)
+		st = stream_wait(agg->main_stream, err);
 	if (st == PG_GPU_OK && keep)
 	{
 		/* offsets at every samp_step-th row, for the batches' bounds */
@@ -433,6 +439,8 @@ batch_from_runs(gpu_agg *agg, gpu_agg::out_buf &o, pg_gpu_error *err)
 		return st;
 	gather_tuples_kernel<false><<<blocks, grid_policy::threads, 0, agg->main_stream>>>(
 		agg->blk_tup, agg->blk_osrc, agg->blk_oref, agg->blk_off, n, 0, o.d);
+	if ((st = stream_wait(agg->main_stream, err)) != PG_GPU_OK)
+		return st;
 	PG_GPU_TRY(err, cudaMemcpy(o.h, o.d, byte0, cudaMemcpyDeviceToHost));
 	PG_GPU_TRY(err, cudaMemcpy(o.h_off, agg->blk_off, (n + 1) * sizeof(uint64_t),
 							   cudaMemcpyDeviceToHost));
@@ -482,7 +490,8 @@ sort_next_batch(gpu_agg *agg, pg_gpu_sort_batch *out, pg_gpu_error *err)
 
 	gpu_agg::out_buf &o = agg->out[agg->out_cur];
 
-	PG_GPU_TRY(err, cudaEventSynchronize(o.ready));
+	if ((st = event_wait(o.ready, err)) != PG_GPU_OK)
+		return st;
 	if (o.nrows == 0)
 		return PG_GPU_OK;
 	if ((st = batch_fill(agg, agg->out[1 - agg->out_cur], err)) != PG_GPU_OK)

@@ -322,6 +322,7 @@ pg_gpu_dict_create_impl(FunctionCallInfo fcinfo)
 	if (d == NULL)
 	{
 		pfree(qcopy);
+		PgGpuRaiseIfCancelled(err.status);
 		ereport(ERROR,
 				(errcode(err.status == PG_GPU_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_INTERNAL_ERROR),
 				 errmsg("cannot build dictionary \"%s\": %s", name, err.message)));

@@ -131,6 +131,7 @@ BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
 	Const	   *task;
 	ListCell   *lc;
 
+	PgGpuEngineCancelHook();
 	GpuJoinSlotPrivateRead(cscan->custom_private, &priv, false);
 	task = priv.task;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
@@ -292,6 +293,7 @@ next_batch(GpuJoinSlotState *s)
 		pg_gpu_keyset_probe(s->sets.ks[0], (uint64) keys.n, keys.vals, keys.data, keys.off,
 							s->ord, &err) != PG_GPU_OK)
 	{
+		PgGpuRaiseIfCancelled(err.status);
 		if (s->emitted)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),

@@ -140,6 +140,7 @@ BeginGpuSortSlotImpl(GpuSortSlotState *s, EState *estate, int eflags)
 			   *n;
 	int			k = 0;
 
+	PgGpuEngineCancelHook();
 	GpuSortSlotPrivateRead(cscan->custom_private, &priv);
 	task = priv.task;
 	Assert(VARSIZE_ANY_EXHDR(DatumGetPointer(task->constvalue)) == sizeof(pg_gpu_agg_task));
@@ -319,7 +320,11 @@ load_and_sort(GpuSortSlotState *s)
 			s->sorted = (MinimalTuple *) MemoryContextAllocHuge(s->rows_cxt,
 															   sizeof(MinimalTuple) * Max(s->norder, 1));
 			for (uint64_t i = 0; i < s->norder; i++)
+			{
+				if ((i & 0xFFFF) == 0)
+					CHECK_FOR_INTERRUPTS();
 				s->sorted[i] = s->rows[order[i]];
+			}
 			s->gpu_ran = true;
 			s->rows_sorted = s->norder;
 			if (s->task.emulate)

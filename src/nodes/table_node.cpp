@@ -147,6 +147,7 @@ PgGpuTableNodeBeginChildren(PgGpuTableNode *t, EState *estate, int eflags, List 
 		t->css.custom_ps = lappend(t->css.custom_ps,
 								   ExecInitNode((Plan *) lfirst(lc), estate, eflags));
 	t->set_sources = set_sources;
+	PgGpuEngineCancelHook();
 	t->cleanup.func = table_node_cleanup_callback;
 	t->cleanup.arg = t;
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, &t->cleanup);
@@ -348,9 +349,12 @@ PgGpuTableNodeNextTuple(PgGpuTableNode *t, TupleTableSlot *slot)
 		ExecClearTuple(slot);	/* it points into the batch about to be refilled */
 		INSTR_TIME_SET_CURRENT(it);
 		if (pg_gpu_sort_next(t->agg, &t->batch, &err) != PG_GPU_OK)
+		{
+			PgGpuRaiseIfCancelled(err.status);
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("GpuSort could not read its sorted rows: %s", err.message)));
+		}
 		PgGpuLap(&t->t_fetch, &it);
 		t->batch_pos = 0;
 		if (t->batch.nrows == 0)
