@@ -95,6 +95,8 @@ typedef struct SvcChannel
 	int32		npages[PG_GPU_AGG_SLOTS];
 	int32		nvis[PG_GPU_AGG_SLOTS];
 	pg_atomic_uint32 chunk_failed;	/* a chunk could not start: chunk_err says why */
+	pg_atomic_uint32 abandon;	/* the backend is ending the task (an error, a
+								 * cancel): an emulated step in flight stops */
 	pg_gpu_error chunk_err;
 	int32		capacity;		/* pages per slot, after begin */
 	int32		ngroups;		/* SVC_GROUPS: records in the window */

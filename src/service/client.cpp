@@ -321,10 +321,12 @@ svc_close(SvcClient *c)
 	pg_gpu_error err;
 
 	HOLD_INTERRUPTS();
+	pg_atomic_write_u32(&c->ch->abandon, 1);	/* an emulated step in flight stops */
 	if (c->pending)
 		(void) svc_wait_answer(c, false);
 	if (!c->dead && !svc_gone(c))
 		(void) svc_request(c, SVC_END, false, &err);
+	pg_atomic_write_u32(&c->ch->abandon, 0);
 	pg_atomic_write_u32(&c->ch->owner, 0);
 	c->ch = NULL;
 	RESUME_INTERRUPTS();
@@ -374,6 +376,8 @@ svc_end(void *h)
 		return;
 	}
 	HOLD_INTERRUPTS();
+	if (c->ch)
+		pg_atomic_write_u32(&c->ch->abandon, 1);	/* an emulated step in flight stops */
 	if (c->ch && c->pending)
 		(void) svc_wait_answer(c, false);
 	if (c->ch && !c->dead && !svc_gone(c))
@@ -382,6 +386,8 @@ svc_end(void *h)
 
 		(void) svc_request(c, SVC_END_TASK, false, &err);
 	}
+	if (c->ch)
+		pg_atomic_write_u32(&c->ch->abandon, 0);	/* its key sets serve on */
 	svc_task_forget(c);
 	RESUME_INTERRUPTS();
 }
@@ -460,7 +466,10 @@ svc_claim(void)
 
 			if (pg_atomic_read_u32(&ch->owner) == 0 &&
 				pg_atomic_compare_exchange_u32(&ch->owner, &expected, (uint32) MyProcPid))
+			{
+				pg_atomic_write_u32(&ch->abandon, 0);	/* a dead owner's end */
 				return ch;
+			}
 		}
 		if (w >= waits)
 			return NULL;

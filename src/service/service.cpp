@@ -146,6 +146,7 @@ PgGpuServiceShmemStartup(void)
 			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
 				pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 			pg_atomic_init_u32(&ch->chunk_failed, 0);
+			pg_atomic_init_u32(&ch->abandon, 0);
 			pg_atomic_init_u64(&ch->busy_since, 0);
 			ch->seq = 0;
 			ch->ack = 0;
@@ -1100,11 +1101,30 @@ svc_fail_step(SvcChannel *ch, SvcWork *w, bool answer, pg_gpu_status st, const c
 }
 
 /* Serve channel i until the service stops (svc_serve's body). */
+/*
+ * The engine's cancel callback on a channel's thread: the backend is ending
+ * its task while an emulated step runs (a chunk on the CPU takes up to a few
+ * hundred milliseconds), so the step stops and the backend's cancel or error
+ * is not held up by it.  Steps on the GPU take milliseconds and are let finish.
+ */
+static thread_local SvcChannel *svc_my_channel = NULL;
+
+static int
+svc_abandoned(void)
+{
+	SvcChannel *ch = svc_my_channel;
+
+	return ch != NULL && ch->task.emulate && pg_atomic_read_u32(&ch->abandon) != 0;
+}
+
 static void
 svc_serve_channel(int i)
 {
 	SvcChannel *ch = &PgGpuSvc->ch[i];
 	SvcWork    *w = new SvcWork();
+
+	svc_my_channel = ch;
+	pg_gpu_engine_set_cancel(svc_abandoned);
 
 	w->agg = NULL;
 	w->cc = NULL;
