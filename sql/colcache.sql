@@ -294,7 +294,7 @@ SET pg_gpu.debug_service_fault = 'exit';
 SELECT count(*), sum(v) FROM cc;
 RESET pg_gpu.debug_service_fault;
 SELECT pg_gpu_cache_table('cc') = relpages AS all_cached FROM pg_class WHERE relname = 'cc';
-SELECT state, restarts > 0 AS restarted FROM pg_gpu_service();
+SELECT state <> 'down' AS up, restarts > 0 AS restarted FROM pg_gpu_service();
 SELECT cc_line(q) FROM cc_q;
 RESET pg_gpu.table_cache_size;
 

@@ -8,6 +8,9 @@
 --
 SET max_parallel_workers_per_gather = 0;
 SET pg_gpu.table_cache_size = 0;
+-- VACUUM marks a page all-visible (so cacheable) only once its inserts' commits
+-- are flushed (the GPU host runs synchronous_commit = off)
+SET synchronous_commit = on;
 CREATE TABLE svf (g int4, y int8);
 INSERT INTO svf SELECT i % 100, i FROM generate_series(1, 100000) i;
 VACUUM ANALYZE svf;
