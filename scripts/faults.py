@@ -136,6 +136,17 @@ def main():
         out, err = psql(f"SET pg_gpu.enabled = off;\n{q};")
         expected[name] = out.strip()
 
+    if os.environ.get("FAULTS_ONLY") == "3":
+        # FAULTS_CANCEL_SETS: settings variants, '|' between them, ';' within one
+        for variant in os.environ.get("FAULTS_CANCEL_SETS", "").split("|"):
+            os.environ["FAULTS_CANCEL_SET"] = variant
+            print(f"== section 3 with settings: {variant or '(none)'}")
+            cancel_latency(failures)
+        for f in failures:
+            print("FAIL:", f)
+        print(f"faults: section 3 only, {len(failures)} failed")
+        sys.exit(1 if failures else 0)
+
     # 1. the first GPU query of new connections, under a 150 ms timeout
     t0 = time.time()
     psql("SELECT 1")
@@ -287,7 +298,11 @@ def cancel_latency(failures):
             failures.append(f"cancel latency, {name}: the query did not run: {err.strip()[:200]}")
             continue
         warm = times[-1]
-        script = ["\\timing on", "SET pg_gpu.force = on;"]
+        # where the time goes, once (EXPLAIN ANALYZE's phases)
+        ea, _ = psql(f"SET pg_gpu.force = on;\nEXPLAIN (ANALYZE, COSTS OFF) {q};")
+        print(f"cancel latency, {name}: EXPLAIN ANALYZE\n    " + "\n    ".join(ea.strip().splitlines()))
+        script = ["\\timing on", "SET pg_gpu.force = on;"] + \
+            [f"SET {x};" for x in os.environ.get("FAULTS_CANCEL_SET", "").split(";") if x.strip()]
         points = [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9] * 2
         plan_ms = []
         for frac in points:
@@ -299,7 +314,10 @@ def cancel_latency(failures):
         # psql prints Time: after every statement, SETs included: take those
         # of the timed queries (every second line after the first SET)
         times = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out + err)]
-        qtimes = times[2:2 + 2 * len(points):2]
+        skip = 2 + len([x for x in os.environ.get("FAULTS_CANCEL_SET", "").split(";") if x.strip()])
+        qtimes = times[skip:skip + 2 * len(points):2]
+        print(f"cancel latency, {name}: timeout ms -> statement ms: "
+              + ", ".join(f"{ms}->{t:.0f}" for ms, t in zip(plan_ms, qtimes)))
         over = []
         cancelled = err.count("canceling statement due to statement timeout")
         for ms, t in zip(plan_ms, qtimes):
