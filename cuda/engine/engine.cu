@@ -651,7 +651,7 @@ pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err)
  * contiguous (they are where the GPU uses host addresses for registered
  * memory); otherwise the slices go and the range is registered in one call.
  */
-static const uint64_t kRegisterSlice = 256ull << 20;
+static const uint64_t kRegisterSlice = 64ull << 20;
 
 static void
 unregister_slices(char *base, uint64_t done)
@@ -705,7 +705,7 @@ pg_gpu_engine_register_host(void *base, uint64_t len, uint64_t *device_base,
 		 * and a backend's cancel still waited 0.2-0.9 s (H200).
 		 */
 		if (done < len)
-			std::this_thread::sleep_for(std::chrono::milliseconds(2));
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
 	}
 	if (done == len)
 	{
