@@ -646,7 +646,9 @@ pg_gpu_engine_registration(uint64_t *device_base, pg_gpu_error *err)
  * host), and every other CUDA call of the process waits for it: registered in
  * one call, an 8 GB pool held up a backend's running query, and its cancel,
  * for a second (measured: GpuSort and join cancels ended 0.6-1.1 s after their
- * timeouts once per session).  Slices bound that wait to one slice's pinning.
+ * timeouts once per session).  Slices, with a pause between them, bound that
+ * wait to one slice's pinning: 256 MB slices back to back left it at 0.2-0.9 s,
+ * with 2 ms pauses at 130-170 ms; hence 64 MB (10-45 ms) and 1 ms pauses.
  * Kernels read the pool as one range, so the slices' device addresses must be
  * contiguous (they are where the GPU uses host addresses for registered
  * memory); otherwise the slices go and the range is registered in one call.
@@ -701,8 +703,7 @@ pg_gpu_engine_register_host(void *base, uint64_t len, uint64_t *device_base,
 		/*
 		 * A pause between slices: a thread of the process waiting for the
 		 * driver (a query's copy or sync, its cancel's clean-up) gets it
-		 * before the next slice; without one the slices followed each other
-		 * and a backend's cancel still waited 0.2-0.9 s (H200).
+		 * before the next slice.
 		 */
 		if (done < len)
 			std::this_thread::sleep_for(std::chrono::milliseconds(1));
