@@ -62,7 +62,9 @@ run_suite() {
     [ -f tmp/regress/regression.diffs ] && head -200 tmp/regress/regression.diffs
     exit $rc
   fi
-  # the GPU-off and the forced run of every include printed the same text
+  # the GPU-off and the forced run of every include printed the same text (a
+  # pass on another server configuration runs tests without includes)
+  [ -z "${5:-}" ] || return 0
   set +e
   out=$(python3 scripts/check_halves.py tmp/regress/results/*.out)
   rc=$?
