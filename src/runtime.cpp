@@ -75,7 +75,7 @@ backend_cancel_pending(void)
 void
 PgGpuEngineCancelHook(void)
 {
-	/* backends only: the GPU service's threads run their tasks to the end */
+	/* a backend's; the GPU service's threads set their own (service.cpp) */
 	pg_gpu_engine_set_cancel(backend_cancel_pending);
 }
 
