@@ -18,5 +18,5 @@ if [ "$(id -u)" = 0 ]; then
 else
   as_pg() { env PATH="$PGBIN:$PATH" "$@"; }
   SUDO=sudo
-  [ -w "$($PG_CONFIG --pkglibdir)" ] && SUDO=
+  if [ -w "$($PG_CONFIG --pkglibdir)" ]; then SUDO=; fi
 fi

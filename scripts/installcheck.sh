@@ -26,5 +26,8 @@ else
   out=$(mktemp -d /tmp/pg_gpu_installcheck_out.XXXXXX)
   cp -r "$work/out/." "$out"/
 fi
-[ $rc -ne 0 ] && [ -f "$out/regression.diffs" ] && echo "installcheck: differences in $out/regression.diffs"
+echo "installcheck: results in $out/"
+if [ $rc -ne 0 ] && [ -f "$out/regression.diffs" ]; then
+  echo "installcheck: differences in $out/regression.diffs"
+fi
 exit $rc
