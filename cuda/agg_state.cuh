@@ -73,6 +73,7 @@ state_init(pg_gpu_col_state &s, int coltype)
 	s.fmin = s.fmax = 0.0;
 	s.yc_n = s.yc_sx = s.yc_sxx = 0.0;
 	s.fsum = 0.0;
+	s.dscales = 0;
 	s.flags = 0;
 }
 
@@ -114,6 +115,23 @@ accum_int(pg_gpu_col_state &s, int64_t x)
 	uint128		ax = (uint128) (x < 0 ? -(int128) x : (int128) x);
 
 	add_u192(s, ax * ax);
+}
+
+/*
+ * A DECIMAL (decimal.cuh): exact count, 128-bit sum of the scaled values, min
+ * and max (kept only when they fit 64 bits: eval_row refuses the others), and
+ * the dscales met.  Below 2^PG_GPU_DEC_BITS each, 2^36 values sum exactly.
+ */
+PG_GPU_HD void
+accum_dec(pg_gpu_col_state &s, int128 x, uint32_t dscale)
+{
+	s.n++;
+	if ((int64_t) x < s.imin)
+		s.imin = (int64_t) x;
+	if ((int64_t) x > s.imax)
+		s.imax = (int64_t) x;
+	store_i128(load_i128(s.sum_lo, s.sum_hi) + x, s.sum_lo, s.sum_hi);
+	s.dscales |= 1ULL << (dscale & 63);
 }
 
 /* float8_accum: one Youngs-Cramer step, with its overflow and NaN rules */
@@ -284,6 +302,7 @@ state_merge(pg_gpu_col_state &a, const pg_gpu_col_state &b, int coltype)
 
 		add_u192(a, bl);
 		a.sq_hi += b.sq_hi;
+		a.dscales |= b.dscales;
 	}
 	a.n += b.n;
 	a.flags |= b.flags;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
+#include "decimal.cuh"
 #include "dict/trie.cuh"
 
 namespace pg_gpu {
@@ -28,12 +29,29 @@ namespace cuda {
 
 struct pval
 {
-	uint64_t	bits;			/* int64, double, or the address of text bytes */
+	uint64_t	bits;			/* int64, double, the address of text bytes, or
+								 * a DECIMAL's low 64 bits */
+	uint64_t	hi;				/* DECIMAL: the high 64 bits */
 	bool		null;
-	uint32_t	len;			/* text: bytes (kToasted: not readable here) */
+	uint32_t	len;			/* text: bytes (kToasted: not readable here);
+								 * DECIMAL: dscale (kBadDecimal: not exact
+								 * here) */
 };
 
 constexpr uint32_t kToasted = 0xFFFFFFFFu;
+constexpr uint32_t kBadDecimal = 0xFFFFFFFEu;
+
+PG_GPU_HD int128
+dec_of(const pval &v)
+{
+	return load_i128(v.bits, v.hi);
+}
+
+PG_GPU_HD void
+set_dec(pval &v, int128 x)
+{
+	store_i128(x, v.bits, v.hi);
+}
 
 PG_GPU_HD bool
 is_text_type(int t)
@@ -166,6 +184,7 @@ const_value(const pg_gpu_agg_task &task, int i, int t)
 	pval		v;
 
 	v.bits = task.consts[i];
+	v.hi = 0;
 	v.len = 0;
 	v.null = (task.const_null >> i) & 1;
 	if (!v.null && is_text_type(t))
@@ -297,19 +316,42 @@ int_arith(int op, int64_t a, int64_t b, int t, int64_t *r)
 	return true;
 }
 
-/* A deformed column value as a pval. */
+/*
+ * A deformed column value as a pval (scale: a DECIMAL column's).  A numeric
+ * the kernels cannot keep exactly (decimal.cuh) has len kBadDecimal.
+ */
 PG_GPU_HD pval
-load_col(const uint8_t *p, int t)
+load_col(const uint8_t *p, int t, int scale = 0)
 {
 	pval		v;
 
 	v.null = (p == nullptr);
 	v.bits = 0;
+	v.hi = 0;
 	v.len = 0;
 	if (v.null)
 		return v;
 	switch (t)
 	{
+		case PG_GPU_DECIMAL:
+			{
+				pval		raw;
+				int128		x;
+				uint32_t	ds;
+
+				text_value(p, raw);
+				if (raw.len == kToasted)
+					v.len = kToasted;
+				else if (!dec_decode((const uint8_t *) (uintptr_t) raw.bits, raw.len,
+									 scale, &x, &ds))
+					v.len = kBadDecimal;
+				else
+				{
+					set_dec(v, x);
+					v.len = ds;
+				}
+				break;
+			}
 		case PG_GPU_TEXT:
 		case PG_GPU_BPCHAR:
 		case PG_GPU_NUMERIC:
@@ -444,11 +486,31 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 		switch (in.op)
 		{
 			case PG_GPU_OP_COL:
+				if (in.type == PG_GPU_DECIMAL && cols[in.a].len == kBadDecimal)
+					return false;	/* a numeric decimal.cuh does not keep */
 				st[sp++] = cols[in.a];
 				break;
 			case PG_GPU_OP_CONST:
-				st[sp++] = const_value(task, in.a, in.type);
+				st[sp] = const_value(task, in.a, in.type);
+				if (in.type == PG_GPU_DECIMAL && !st[sp].null)
+				{
+					st[sp].hi = task.consts[in.a + 1];
+					st[sp].len = in.b;	/* dscale */
+				}
+				sp++;
 				break;
+			case PG_GPU_OP_RESCALE:
+				{
+					pval	   &x = st[sp - 1 - (int) in.b];
+					int128		r;
+
+					if (x.null)
+						break;
+					if (!dec_rescale(dec_of(x), in.a, &r))
+						return false;
+					set_dec(x, r);
+					break;
+				}
 			case PG_GPU_OP_ADD:
 			case PG_GPU_OP_SUB:
 			case PG_GPU_OP_MUL:
@@ -460,7 +522,29 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (!pop_operands(st, sp))
 						break;
-					if (is_float_type(in.type))
+					if (in.type == PG_GPU_DECIMAL)
+					{
+						/* operands of + and - at one scale (RESCALE) */
+						int128		a = dec_of(x),
+									b = dec_of(y),
+									r;
+
+						if (in.op == PG_GPU_OP_MUL)
+						{
+							if (!dec_mul(a, b, &r))
+								return false;
+							x.len += y.len;
+						}
+						else
+						{
+							r = in.op == PG_GPU_OP_ADD ? a + b : a - b;
+							if (!dec_ok(r))
+								return false;
+							x.len = x.len > y.len ? x.len : y.len;
+						}
+						set_dec(x, r);
+					}
+					else if (is_float_type(in.type))
 					{
 						double		r;
 
@@ -484,7 +568,9 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (x.null)
 						break;
-					if (is_float_type(in.type))
+					if (in.type == PG_GPU_DECIMAL)
+						set_dec(x, -dec_of(x));
+					else if (is_float_type(in.type))
 						x.bits = f_bits(-as_f(x.bits));
 					else
 					{
@@ -502,7 +588,13 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (x.null)
 						break;
-					if (is_float_type(in.type))
+					if (in.type == PG_GPU_DECIMAL)
+					{
+						/* int2/int4/int8 to numeric: scale and dscale 0 */
+						set_dec(x, (int128) (int64_t) x.bits);
+						x.len = 0;
+					}
+					else if (is_float_type(in.type))
 					{
 						double		d = is_float_type(in.a) ? as_f(x.bits)
 							: (double) (int64_t) x.bits;
@@ -528,8 +620,23 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 
 					if (!pop_operands(st, sp))
 						break;
-					x.bits = cmp_holds(is_text_type(in.type) ? text_cmp(x, y, in.type)
-									   : val_cmp(x.bits, y.bits, in.type), in.a) ? 1 : 0;
+					int			c;
+
+					if (is_text_type(in.type))
+						c = text_cmp(x, y, in.type);
+					else if (in.type == PG_GPU_DECIMAL)
+					{
+						/* at one scale (RESCALE): 1.0 = 1.00 */
+						int128		a = dec_of(x),
+									b = dec_of(y);
+
+						c = a < b ? -1 : (a > b ? 1 : 0);
+					}
+					else
+						c = val_cmp(x.bits, y.bits, in.type);
+					x.bits = cmp_holds(c, in.a) ? 1 : 0;
+					x.hi = 0;
+					x.len = 0;
 					break;
 				}
 			case PG_GPU_OP_AND_BEGIN:

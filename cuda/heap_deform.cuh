@@ -189,8 +189,9 @@ eval_row(const Row &row, const pg_gpu_agg_task &task, pval *inputs, pval *keys)
 	pval		cols[PG_GPU_MAX_COLS];
 	bool		toasted = false;
 
+	/* a numeric decimal.cuh does not keep fails where it is read (OP_COL) */
 	if (!row.deform(task, [&](int c, const uint8_t *p) {
-		cols[c] = load_col(p, task.cols[c].type);
+		cols[c] = load_col(p, task.cols[c].type, task.cols[c].scale);
 		toasted |= (cols[c].len == kToasted);
 	}))
 		return TUP_BAD;
@@ -224,9 +225,14 @@ eval_row(const Row &row, const pg_gpu_agg_task &task, pval *inputs, pval *keys)
 	{
 		const pg_gpu_expr &e = task.inputs[i];
 
-		if (e.len == 1 && task.prog[e.start].op == PG_GPU_OP_COL)
+		if (e.len == 1 && task.prog[e.start].op == PG_GPU_OP_COL &&
+			e.type != PG_GPU_DECIMAL)
 			inputs[i] = cols[task.prog[e.start].a];
 		else if (!eval(task, e, cols, &inputs[i]))
+			return TUP_EXPR_ERROR;
+		/* a DECIMAL's min and max are kept in 64 bits */
+		if (e.type == PG_GPU_DECIMAL && (e.needs & PG_GPU_NEED_MINMAX) &&
+			!inputs[i].null && (int128) (int64_t) inputs[i].bits != dec_of(inputs[i]))
 			return TUP_EXPR_ERROR;
 	}
 	return TUP_OK;
@@ -247,6 +253,8 @@ accum_value(pg_gpu_col_state &s, const pval &v, int type)
 		return;
 	if (type == PG_GPU_ANY)
 		s.n++;
+	else if (type == PG_GPU_DECIMAL)
+		accum_dec(s, dec_of(v), v.len);
 	else if (is_float_type(type))
 		accum_float(s, as_f(v.bits), type);
 	else

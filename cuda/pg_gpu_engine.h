@@ -157,8 +157,29 @@ typedef enum pg_gpu_coltype
 								 * (deterministic collations; ordering only
 								 * where the collation is byte order) */
 	PG_GPU_BPCHAR,				/* bpchar: the same without trailing blanks */
-	PG_GPU_NUMERIC				/* numeric: its varlena bytes; GpuSort keys only */
+	PG_GPU_NUMERIC,				/* numeric: its varlena bytes; GpuSort keys only */
+	PG_GPU_DECIMAL				/* numeric as an exact scaled integer: the
+								 * value times 10^scale in 128 bits (int128,
+								 * two's complement, pval bits + hi), scale
+								 * fixed per column and per program
+								 * (pg_gpu_agg_column.scale,
+								 * pg_gpu_expr.scale); pval len holds the
+								 * value's own display scale (dscale), which
+								 * PostgreSQL prints (docs/SEMANTICS.md 21,
+								 * 22) */
 } pg_gpu_coltype;
+
+/*
+ * DECIMAL values the kernels keep: |value * 10^scale| below 2^PG_GPU_DEC_BITS,
+ * so that any 2^36 of them sum exactly in 128 bits.  A column value, constant
+ * or intermediate beyond it (or NaN, +-Infinity) makes the tuple an expression
+ * error: the query re-runs on the CPU.  Scales above PG_GPU_DEC_MAX_SCALE are
+ * not compiled.
+ */
+#define PG_GPU_DEC_BITS 90
+#define PG_GPU_DEC_MAX_SCALE 24
+/* The scale at which typmod-less numeric columns are read (larger dscales: CPU). */
+#define PG_GPU_DEC_FREE_SCALE 8
 
 /*
  * Expression bytecode: a stack machine over (64-bit value, null) pairs.  Integers
@@ -197,11 +218,15 @@ typedef enum pg_gpu_opcode
 								 * equal to x (int8; 0 when none or NULL) */
 	PG_GPU_OP_SET_ORD,			/* a: key set; 1 + the index of the key equal
 								 * to x (int8), NULL when none or x is NULL */
-	PG_GPU_OP_SET_VAL			/* a: key set, b: one of its payload columns;
+	PG_GPU_OP_SET_VAL,			/* a: key set, b: one of its payload columns;
 								 * the column's word in the row of the key
 								 * equal to x, NULL when none, x is NULL or
 								 * the value is (a star join's dimension
 								 * column: pg_gpu_keyset_payload) */
+	PG_GPU_OP_RESCALE			/* type DECIMAL: the value b places below the
+								 * top (0: the top) times 10^a, its dscale
+								 * unchanged (operands of + - and comparisons
+								 * are brought to one scale) */
 } pg_gpu_opcode;
 
 typedef enum pg_gpu_cmp
@@ -229,7 +254,10 @@ typedef struct pg_gpu_expr
 	uint16_t	len;
 	uint8_t		type;			/* pg_gpu_coltype of the result */
 	uint8_t		needs;			/* aggregate inputs: PG_GPU_NEED_* */
-	uint16_t	pad;
+	uint8_t		scale;			/* DECIMAL results: their scale */
+	uint8_t		dscale_fixed;	/* DECIMAL results: 1 when every value's
+								 * dscale is scale (typmod'd columns and
+								 * constants), 0 when it varies per value */
 } pg_gpu_expr;
 
 /* What an aggregate input's state must hold (grouped tables keep only that). */
@@ -242,7 +270,7 @@ typedef struct pg_gpu_agg_column
 {
 	int16_t		attidx;			/* 0-based attribute index in the heap tuple */
 	uint8_t		type;			/* pg_gpu_coltype */
-	uint8_t		pad;
+	uint8_t		scale;			/* DECIMAL: the scale its values are read at */
 } pg_gpu_agg_column;
 
 /*
@@ -385,6 +413,8 @@ typedef struct pg_gpu_col_state
 	double		yc_sxx;
 	double		fsum;			/* float4pl/float8pl sum: starts at the first
 								 * value, so sum(-0) is -0 (avg's Sx is not) */
+	uint64_t	dscales;		/* DECIMAL: bit d set when a value of dscale d
+								 * was summed (sum's dscale is the largest) */
 	uint32_t	flags;			/* PG_GPU_COLF_* */
 } pg_gpu_col_state;
 

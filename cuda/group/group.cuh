@@ -151,6 +151,8 @@ make_group_layout(const pg_gpu_agg_task &t, group_layout &L)
 		}
 		else
 		{
+			if (ty == PG_GPU_DECIMAL)
+				o.flags = (int16_t) w++;	/* the dscales met (agg_state.cuh) */
 			if (nd & PG_GPU_NEED_MINMAX)
 			{
 				o.min = (int16_t) w;
@@ -639,7 +641,14 @@ group_accum(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L, const 
 				A::min_i(&e[o.min], x);
 				A::max_i(&e[o.min + 1], x);
 			}
-			if (o.sum >= 0)
+			if (ty == PG_GPU_DECIMAL)
+			{
+				/* min and max fit 64 bits (eval_row); the sum takes 128 */
+				if (o.sum >= 0)
+					atomic_add_i128<A>(&e[o.sum], v.bits, v.hi);
+				A::or_(&e[o.flags], 1ULL << (v.len & 63));
+			}
+			else if (o.sum >= 0)
 				atomic_add_i128<A>(&e[o.sum], (uint64_t) x, x < 0 ? ~0ULL : 0);
 			if (o.sq >= 0)
 			{
@@ -724,6 +733,8 @@ group_merge(uint64_t *e, const uint64_t *s, const pg_gpu_agg_task &t, const grou
 				atomic_add_i128<A>(&e[o.sum], s[o.sum], s[o.sum + 1]);
 			if (o.sq >= 0)
 				atomic_add_u192<A>(&e[o.sq], s[o.sq], s[o.sq + 1], s[o.sq + 2]);
+			if (o.flags >= 0 && s[o.flags])
+				A::or_(&e[o.flags], s[o.flags]);
 		}
 	}
 }
@@ -803,6 +814,8 @@ group_col_state(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout 
 	}
 	else
 	{
+		if (o.flags >= 0)
+			c.dscales = e[o.flags];
 		if (o.min >= 0)
 		{
 			c.imin = (int64_t) e[o.min];

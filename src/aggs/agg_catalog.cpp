@@ -16,6 +16,8 @@
  *   sum/avg(int8)                  bytea: int8_avg_serialize
  *   var/stddev(int2/int4)          bytea: numeric_poly_serialize
  *   var/stddev(int8)               bytea: numeric_serialize
+ *   min/max(numeric)               numeric
+ *   sum/avg(numeric)               bytea: numeric_avg_serialize
  *
  * The bytea layouts are PostgreSQL 15's (numericvar_serialize: int32 ndigits,
  * weight, sign, dscale, then int16 base-10000 digits; all big-endian).
@@ -26,6 +28,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgroids.h"
 
@@ -59,6 +62,10 @@ static const AggEntry agg_table[] = {
 	AGG5(VARIANCE, PG_GPU_AGGST_VAR),
 	AGG5(VAR_SAMP, PG_GPU_AGGST_VAR),
 	AGG5(VAR_POP, PG_GPU_AGGST_VAR),
+	{F_MIN_NUMERIC, PG_GPU_AGGST_MIN, NUMERICOID},
+	{F_MAX_NUMERIC, PG_GPU_AGGST_MAX, NUMERICOID},
+	{F_SUM_NUMERIC, PG_GPU_AGGST_SUM, NUMERICOID},
+	{F_AVG_NUMERIC, PG_GPU_AGGST_AVG, NUMERICOID},
 };
 
 bool
@@ -79,6 +86,8 @@ PgGpuColType(Oid typid)
 {
 	int			t = PgGpuValueType(typid);
 
+	if (typid == NUMERICOID)
+		return PG_GPU_DECIMAL;
 	return (t >= PG_GPU_INT2 && t <= PG_GPU_FLOAT8) ? t : 0;
 }
 
@@ -89,52 +98,62 @@ col_sum(const pg_gpu_col_state *c)
 }
 
 /*
- * numericvar_serialize of a non-negative decimal digit string and a sign: base-10000
- * groups, most significant first, trailing zero groups stripped, dscale 0.
+ * numericvar_serialize of the value dec / 10^scale (dec: a signed decimal integer)
+ * with display scale dscale: base-10000 digits aligned on the decimal point,
+ * most significant first, zero digits stripped at both ends (weight moving with
+ * the leading ones); zero has no digits.
  */
 static void
-send_numericvar_dec(StringInfo buf, const char *dec)
+send_numericvar_scaled(StringInfo buf, const char *dec, int scale, int dscale)
 {
 	bool		neg = (*dec == '-');
 	const char *d = neg ? dec + 1 : dec;
 	int			len = strlen(d);
-	int16		groups[64];
+	int			intd = len - scale;	/* digits before the point (<= 0: none) */
+	int			lpad = intd > 0 ? (4 - intd % 4) % 4 : 0;
+	char		s[160];
+	int			n = 0;
+	int16		groups[40];
 	int			ng = 0;
+	int			weight;
+	int			first = 0;
 
-	while (len > 1 && *d == '0')
+	for (int i = 0; i < lpad; i++)
+		s[n++] = '0';
+	for (int i = intd; i < 0; i++)
+		s[n++] = '0';			/* zeros between the point and the digits */
+	memcpy(s + n, d, len);
+	n += len;
+	while ((n - (intd > 0 ? intd + lpad : 0)) % 4 != 0)
+		s[n++] = '0';
+	for (int i = 0; i + 4 <= n; i += 4)
+		groups[ng++] = (int16) ((s[i] - '0') * 1000 + (s[i + 1] - '0') * 100 +
+								(s[i + 2] - '0') * 10 + (s[i + 3] - '0'));
+	weight = intd > 0 ? (intd + lpad) / 4 - 1 : -1;
+	while (first < ng && groups[first] == 0)
 	{
-		d++;
-		len--;
+		first++;
+		weight--;
 	}
-	if (len == 1 && *d == '0')
+	while (ng > first && groups[ng - 1] == 0)
+		ng--;
+	if (first == ng)
 	{
-		pq_sendint32(buf, 0);	/* ndigits */
-		pq_sendint32(buf, 0);	/* weight */
-		pq_sendint32(buf, 0);	/* sign */
-		pq_sendint32(buf, 0);	/* dscale */
-		return;
+		weight = 0;
+		neg = false;
 	}
-	/* group from the least significant end */
-	for (int end = len; end > 0; end -= 4)
-	{
-		int			start = end >= 4 ? end - 4 : 0;
-		int			v = 0;
-
-		for (int i = start; i < end; i++)
-			v = v * 10 + (d[i] - '0');
-		groups[ng++] = (int16) v;
-	}
-	int			weight = ng - 1;
-	int			lo = 0;
-
-	while (lo < ng && groups[lo] == 0)
-		lo++;					/* strip trailing zero groups */
-	pq_sendint32(buf, ng - lo);
+	pq_sendint32(buf, ng - first);	/* ndigits */
 	pq_sendint32(buf, weight);
 	pq_sendint32(buf, neg ? 0x4000 : 0);
-	pq_sendint32(buf, 0);
-	for (int i = ng - 1; i >= lo; i--)
+	pq_sendint32(buf, dscale);
+	for (int i = first; i < ng; i++)
 		pq_sendint16(buf, groups[i]);
+}
+
+static void
+send_numericvar_dec(StringInfo buf, const char *dec)
+{
+	send_numericvar_scaled(buf, dec, 0, 0);
 }
 
 static void
@@ -144,6 +163,79 @@ send_sum(StringInfo buf, const pg_gpu_col_state *c)
 
 	pg_gpu_int128_to_dec(c->sum_lo, c->sum_hi, dec);
 	send_numericvar_dec(buf, dec);
+}
+
+/* The largest dscale a DECIMAL state met. */
+static int
+max_dscale(const pg_gpu_col_state *c)
+{
+	int			d = 0;
+
+	for (int i = 0; i < 64; i++)
+		if (c->dscales & (UINT64CONST(1) << i))
+			d = i;
+	return d;
+}
+
+/*
+ * A DECIMAL input's partial state (its values kept at scale, cuda/decimal.cuh):
+ * min/max as numeric (every value's dscale is the scale: the planner asks), sum
+ * and avg as numeric_avg_serialize's bytea: N, sumX with the largest dscale met
+ * (what accum_sum_final gives PostgreSQL's own state), maxScale and
+ * maxScaleCount (read only by the moving-aggregate inverse, which never sees a
+ * partial state; the count is N's), and no NaN or infinities (the GPU gives
+ * those rows back to PostgreSQL).
+ */
+static Datum
+decimal_partial_state(PgGpuAggState state, int scale, const pg_gpu_col_state *c,
+					  bool *isnull)
+{
+	char		dec[80];
+	StringInfoData buf;
+
+	*isnull = (c->n == 0);
+	if (c->n == 0)
+		return (Datum) 0;
+	/* each value below 2^PG_GPU_DEC_BITS: 2^(127 - PG_GPU_DEC_BITS) of them sum exactly */
+	if (c->n >= (INT64CONST(1) << (127 - PG_GPU_DEC_BITS)))
+		elog(ERROR, "pg_gpu: too many numeric values for an exact GPU sum");
+	if (state == PG_GPU_AGGST_MIN || state == PG_GPU_AGGST_MAX)
+	{
+		int64		v = state == PG_GPU_AGGST_MIN ? c->imin : c->imax;
+		char		digits[40];
+		char		out[48];
+		bool		neg = v < 0;
+		uint64		u = neg ? (uint64) 0 - (uint64) v : (uint64) v;
+		int			len;
+
+		snprintf(digits, sizeof(digits), UINT64_FORMAT, u);
+		len = strlen(digits);
+		if (scale == 0)
+			snprintf(out, sizeof(out), "%s%s", neg ? "-" : "", digits);
+		else
+		{
+			char		padded[48];
+			int			pad = Max(scale + 1 - len, 0);
+
+			memset(padded, '0', pad);
+			strcpy(padded + pad, digits);
+			len += pad;
+			snprintf(out, sizeof(out), "%s%.*s.%s", neg ? "-" : "", len - scale, padded,
+					 padded + len - scale);
+		}
+		return DirectFunctionCall3(numeric_in, CStringGetDatum(out),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+	pg_gpu_int128_to_dec(c->sum_lo, c->sum_hi, dec);
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, c->n);
+	send_numericvar_scaled(&buf, dec, scale, max_dscale(c));
+	pq_sendint32(&buf, max_dscale(c));
+	pq_sendint64(&buf, c->n);
+	pq_sendint64(&buf, 0);
+	pq_sendint64(&buf, 0);
+	pq_sendint64(&buf, 0);
+	return PointerGetDatum(pq_endtypsend(&buf));
 }
 
 static void
@@ -178,9 +270,14 @@ Datum
 PgGpuPartialState(PgGpuAggState state, int coltype, const pg_gpu_col_state *c,
 				  int64 nrows, bool *isnull)
 {
-	bool		is_float = (coltype == PG_GPU_FLOAT4 || coltype == PG_GPU_FLOAT8);
+	bool		is_float;
 	StringInfoData buf;
 
+	if ((coltype & 0xFF) == PG_GPU_DECIMAL && state != PG_GPU_AGGST_COUNT &&
+		state != PG_GPU_AGGST_COUNT_STAR)
+		return decimal_partial_state(state, coltype >> 8, c, isnull);
+	coltype &= 0xFF;
+	is_float = (coltype == PG_GPU_FLOAT4 || coltype == PG_GPU_FLOAT8);
 	*isnull = false;
 	switch (state)
 	{

@@ -28,7 +28,8 @@ int			PgGpuColType(Oid typid);
 /*
  * The partial state of one aggregate, in the exact form (type, and serialized bytes
  * for internal states) that its combine/deserialize functions expect.  Raises the
- * errors PostgreSQL would have raised (overflow).
+ * errors PostgreSQL would have raised (overflow).  coltype is the input's
+ * pg_gpu_coltype; for PG_GPU_DECIMAL, with the input's scale << 8.
  */
 Datum		PgGpuPartialState(PgGpuAggState state, int coltype,
 							  const pg_gpu_col_state *col, int64 nrows, bool *isnull);

@@ -18,6 +18,9 @@
  *   text, varchar, bpchar                columns and constants; = and <> (and IN)
  *                                        under deterministic collations, < <= > >=
  *                                        only where the collation is byte order
+ *   numeric                              columns, constants, + - * and unary -,
+ *                                        comparisons, integer to numeric: exact
+ *                                        scaled integers (expr_numeric.cpp)
  *
  * BETWEEN arrives here already rewritten into two comparisons.
  */
@@ -204,23 +207,40 @@ emit(PgGpuCompiler *c, int op, int type, int a, uint32 b, int push)
 	return c->maxdepth <= PG_GPU_MAX_STACK;
 }
 
-/* Note that attribute attidx is read as type; false if too many attributes. */
-static bool
-use_attribute(PgGpuCompiler *c, int attidx, int type)
+/*
+ * Note that attribute attidx is read as type; false if too many attributes, or
+ * if a numeric is read both as DECIMAL and otherwise (a GpuSort key's bytes),
+ * or at two scales.
+ */
+bool
+PgGpuUseAttribute(PgGpuCompiler *c, int attidx, int type, int scale)
 {
 	for (int i = 0; i < c->natt; i++)
 		if (c->att[i] == attidx)
 		{
-			if (type != PG_GPU_ANY)
-				c->atttype[i] = (uint8) type;
+			if (type == PG_GPU_ANY)
+				return true;
+			if (c->atttype[i] != PG_GPU_ANY &&
+				((c->atttype[i] == PG_GPU_DECIMAL) != (type == PG_GPU_DECIMAL) ||
+				 (type == PG_GPU_DECIMAL && c->attscale[i] != scale)))
+				return false;
+			c->atttype[i] = (uint8) type;
+			c->attscale[i] = (uint8) scale;
 			return true;
 		}
 	if (c->natt >= PG_GPU_MAX_COLS)
 		return false;
 	c->att[c->natt] = (int16) attidx;
 	c->atttype[c->natt] = (uint8) type;
+	c->attscale[c->natt] = (uint8) scale;
 	c->natt++;
 	return true;
+}
+
+static bool
+use_attribute(PgGpuCompiler *c, int attidx, int type)
+{
+	return PgGpuUseAttribute(c, attidx, type, 0);
 }
 
 Datum
@@ -804,6 +824,8 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 	foreach(lc, c->set_tests)
 		if (((PgGpuSetTest *) lfirst(lc))->clause == e)
 			return compile_set_test(c, (PgGpuSetTest *) lfirst(lc), type);
+	if (PgGpuIsNumericNode(e))
+		return PgGpuCompileNumeric(c, e, type);
 	switch (nodeTag(e))
 	{
 		case T_Var:
@@ -951,7 +973,24 @@ PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out)
 	out->start = (uint16) start;
 	out->len = (uint16) (c->task->nprog - start);
 	out->type = (uint8) type;
+	if (type == PG_GPU_DECIMAL)
+	{
+		out->scale = (uint8) c->scale;
+		out->dscale_fixed = c->dscale_fixed;
+	}
 	return true;
+}
+
+bool
+PgGpuCompileNode(PgGpuCompiler *c, Expr *e, int *type)
+{
+	return compile(c, e, type);
+}
+
+bool
+PgGpuEmit(PgGpuCompiler *c, int op, int type, int a, uint32 b, int push)
+{
+	return emit(c, op, type, a, b, push);
 }
 
 bool
@@ -1024,6 +1063,7 @@ PgGpuFinishPrograms(PgGpuCompiler *c)
 	{
 		t->cols[i].attidx = c->att[order[i]];
 		t->cols[i].type = c->atttype[order[i]];
+		t->cols[i].scale = c->attscale[order[i]];
 	}
 	for (int p = 0; p < t->nprog; p++)
 		if (t->prog[p].op == PG_GPU_OP_COL)

@@ -35,6 +35,11 @@ typedef struct PgGpuCompiler
 	int			natt;			/* attributes referenced so far */
 	int16		att[PG_GPU_MAX_COLS];
 	uint8		atttype[PG_GPU_MAX_COLS];
+	uint8		attscale[PG_GPU_MAX_COLS];	/* DECIMAL columns' scale */
+	int			scale;			/* the DECIMAL value compile() just left: its
+								 * scale, and whether every value's dscale is
+								 * that scale (expr_numeric.cpp) */
+	bool		dscale_fixed;
 	List	   *set_sources;	/* where each of task->sets comes from (below) */
 	List	   *set_tests;		/* PgGpuSetTest: clauses a key set answers */
 	List	   *payload_vars;	/* PgGpuPayloadVar: other tables' columns read
@@ -274,6 +279,21 @@ bool		PgGpuDatumWord(Datum d, int type, uint64 *bits);
  * inverse of PgGpuDatumWord; text is the address of a varlena the engine holds.
  */
 Datum		PgGpuWordDatum(uint64 w, int type);
+
+/*
+ * For expr_numeric.cpp: compile() itself, emit() (push: the change of stack
+ * depth), and the note that an attribute is read as type (DECIMAL: at scale).
+ */
+bool		PgGpuCompileNode(PgGpuCompiler *c, Expr *e, int *type);
+bool		PgGpuEmit(PgGpuCompiler *c, int op, int type, int a, uint32 b, int push);
+bool		PgGpuUseAttribute(PgGpuCompiler *c, int attidx, int type, int scale);
+
+/*
+ * numeric as DECIMAL (expr_numeric.cpp): whether e is a numeric expression or
+ * comparison this compiles (else compile() goes on), and then the result.
+ */
+bool		PgGpuIsNumericNode(Expr *e);
+bool		PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type);
 
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);

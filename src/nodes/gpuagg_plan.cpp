@@ -181,6 +181,19 @@ add_aggref(GpuAggBuild *b, Aggref *a)
 		col = agg_input(b, arg, state == PG_GPU_AGGST_COUNT, coltype, needs_of(state));
 		if (col < 0)
 			return false;
+		if (coltype == PG_GPU_DECIMAL)
+		{
+			const pg_gpu_expr *in = &b->task->inputs[col];
+
+			/*
+			 * numeric: sum and avg keep the largest dscale met; min and max
+			 * print the value's own dscale, which must then be the scale
+			 */
+			if (state == PG_GPU_AGGST_VAR ||
+				((state == PG_GPU_AGGST_MIN || state == PG_GPU_AGGST_MAX) && !in->dscale_fixed))
+				return false;
+			coltype |= in->scale << 8;
+		}
 	}
 	b->aggs = lappend(b->aggs, a);
 	b->out_state = lappend_int(b->out_state, state);

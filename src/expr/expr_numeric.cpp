@@ -1,0 +1,318 @@
+/*
+ * expr_numeric.cpp — numeric expressions as exact scaled integers (DECIMAL).
+ *
+ * The kernels keep a numeric as v * 10^S in 128 bits (cuda/decimal.cuh).  S is
+ * fixed here, per column and per node, so that the bytecode needs no scale of
+ * its own: a numeric(p,s) column is read at s (typmod-less columns at
+ * PG_GPU_DEC_FREE_SCALE), a constant at its dscale, a + b and a - b at the larger
+ * of their operands' scales (the smaller one RESCALEd first), a * b at the sum.
+ * The value's own dscale travels with it, which is what PostgreSQL prints
+ * (docs/SEMANTICS.md 21, 22).  Accepted:
+ *
+ *   Var of the scanned table, Const      numeric (not NaN, not +-Infinity)
+ *   numeric_add, _sub, _mul, _uminus     + - * and unary - (numeric_uplus: as is)
+ *   = <> < <= > >=                       numeric's btree operators
+ *   numeric(int2|int4|int8)              integer to numeric (dscale 0)
+ *
+ * Division is not here: its result scale (select_div_scale) rounds.  Any value
+ * the kernels cannot keep exactly makes its tuple an expression error, and the
+ * query re-runs on the CPU.
+ */
+extern "C" {
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "pg_gpu.h"
+#include "expr/expr_compile.h"
+}
+
+typedef __int128 int128;
+
+static bool
+is_int_cast(Oid fn)
+{
+	return fn == F_NUMERIC_INT2 || fn == F_NUMERIC_INT4 || fn == F_NUMERIC_INT8;
+}
+
+bool
+PgGpuIsNumericNode(Expr *e)
+{
+	switch (nodeTag(e))
+	{
+		case T_Var:
+			return ((Var *) e)->vartype == NUMERICOID;
+		case T_Const:
+			return ((Const *) e)->consttype == NUMERICOID;
+		case T_OpExpr:
+			{
+				OpExpr	   *op = (OpExpr *) e;
+
+				if (op->opresulttype == NUMERICOID)
+					return true;
+				return op->opresulttype == BOOLOID && list_length(op->args) == 2 &&
+					exprType((Node *) linitial(op->args)) == NUMERICOID &&
+					exprType((Node *) lsecond(op->args)) == NUMERICOID;
+			}
+		case T_FuncExpr:
+			return ((FuncExpr *) e)->funcresulttype == NUMERICOID;
+		default:
+			return false;
+	}
+}
+
+/*
+ * The scale a numeric column's values are read at, from its typmod
+ * ((precision << 16 | scale & 0x7ff) + VARHDRSZ, the scale 11-bit signed since
+ * PostgreSQL 15): a typmod's scale in 0 .. PG_GPU_DEC_MAX_SCALE, every value's
+ * dscale; else PG_GPU_DEC_FREE_SCALE, values of larger dscale then going to the
+ * CPU.
+ */
+static int
+column_scale(int32 typmod, bool *fixed)
+{
+	if (typmod >= (int32) VARHDRSZ)
+	{
+		int			s = ((((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024);
+
+		if (s >= 0 && s <= PG_GPU_DEC_MAX_SCALE)
+		{
+			*fixed = true;
+			return s;
+		}
+	}
+	*fixed = false;
+	return PG_GPU_DEC_FREE_SCALE;
+}
+
+/* A numeric Datum as v * 10^dscale and its dscale; false for NaN, +-Inf, too big. */
+static bool
+numeric_scaled(Datum d, int128 *v, int *dscale)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
+	bool		neg = false;
+	bool		frac = false;
+	int			ds = 0;
+	int128		acc = 0;
+	const int128 limit = (int128) 1 << PG_GPU_DEC_BITS;
+
+	if (*s == '-')
+	{
+		neg = true;
+		s++;
+	}
+	for (; *s; s++)
+	{
+		if (*s == '.')
+		{
+			frac = true;
+			continue;
+		}
+		if (*s < '0' || *s > '9')
+			return false;		/* NaN, Infinity */
+		acc = acc * 10 + (*s - '0');
+		if (acc >= limit)
+			return false;
+		if (frac)
+			ds++;
+	}
+	if (ds > PG_GPU_DEC_MAX_SCALE)
+		return false;
+	*v = neg ? -acc : acc;
+	*dscale = ds;
+	return true;
+}
+
+/* Two constants in a row: the low and high words of a DECIMAL. */
+static bool
+add_decimal_const(PgGpuCompiler *c, int128 v, bool isnull, int *idx)
+{
+	pg_gpu_agg_task *t = c->task;
+	int			n = c->nconst;
+
+	if (n + 2 > PG_GPU_MAX_CONSTS)
+		return false;
+	t->consts[n] = (uint64) v;
+	t->consts[n + 1] = (uint64) ((unsigned __int128) v >> 64);
+	if (isnull)
+		t->const_null |= UINT64CONST(1) << n;
+	c->nconst += 2;
+	*idx = n;
+	return true;
+}
+
+/* Compile a numeric argument; its scale and fixedness. */
+static bool
+operand(PgGpuCompiler *c, Expr *e, int *scale, bool *fixed)
+{
+	int			t;
+
+	if (!PgGpuCompileNode(c, e, &t) || t != PG_GPU_DECIMAL)
+		return false;
+	*scale = c->scale;
+	*fixed = c->dscale_fixed;
+	return true;
+}
+
+/*
+ * Both operands of a binary node, then RESCALEs that bring them to one scale
+ * (*scale); fixed: both operands' dscales fixed.
+ */
+static bool
+aligned_operands(PgGpuCompiler *c, List *args, int *scale, bool *fixed)
+{
+	int			sa,
+				sb;
+	bool		fa,
+				fb;
+
+	if (!operand(c, (Expr *) linitial(args), &sa, &fa) ||
+		!operand(c, (Expr *) lsecond(args), &sb, &fb))
+		return false;
+	*scale = Max(sa, sb);
+	*fixed = fa && fb;
+	if (sa < *scale && !PgGpuEmit(c, PG_GPU_OP_RESCALE, PG_GPU_DECIMAL, *scale - sa, 1, 0))
+		return false;
+	if (sb < *scale && !PgGpuEmit(c, PG_GPU_OP_RESCALE, PG_GPU_DECIMAL, *scale - sb, 0, 0))
+		return false;
+	return true;
+}
+
+/* The btree strategy of a numeric comparison operator (PG_GPU_CMP_*), or 0. */
+static int
+comparison(Oid opno)
+{
+	List	   *interp = get_op_btree_interpretation(opno);
+	ListCell   *lc;
+
+	foreach(lc, interp)
+	{
+		OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
+
+		if (oi->oplefttype == NUMERICOID && oi->oprighttype == NUMERICOID &&
+			oi->strategy >= PG_GPU_CMP_LT && oi->strategy <= PG_GPU_CMP_NE)
+			return oi->strategy;
+	}
+	return 0;
+}
+
+static bool
+compile_op(PgGpuCompiler *c, OpExpr *op, int *type)
+{
+	int			scale;
+	bool		fixed;
+
+	set_opfuncid(op);
+	if (op->opresulttype == BOOLOID)
+	{
+		int			strategy = comparison(op->opno);
+
+		if (strategy == 0 || !aligned_operands(c, op->args, &scale, &fixed))
+			return false;
+		*type = PG_GPU_BOOL;
+		return PgGpuEmit(c, PG_GPU_OP_CMP, PG_GPU_DECIMAL, strategy, 0, -1);
+	}
+	switch (op->opfuncid)
+	{
+		case F_NUMERIC_UPLUS:
+		case F_NUMERIC_UMINUS:
+			if (list_length(op->args) != 1 ||
+				!operand(c, (Expr *) linitial(op->args), &scale, &fixed))
+				return false;
+			if (op->opfuncid == F_NUMERIC_UMINUS &&
+				!PgGpuEmit(c, PG_GPU_OP_NEG, PG_GPU_DECIMAL, 0, 0, 0))
+				return false;
+			break;
+		case F_NUMERIC_ADD:
+		case F_NUMERIC_SUB:
+			if (list_length(op->args) != 2 || !aligned_operands(c, op->args, &scale, &fixed) ||
+				!PgGpuEmit(c, op->opfuncid == F_NUMERIC_ADD ? PG_GPU_OP_ADD : PG_GPU_OP_SUB,
+						   PG_GPU_DECIMAL, 0, 0, -1))
+				return false;
+			break;
+		case F_NUMERIC_MUL:
+			{
+				int			sa,
+							sb;
+				bool		fa,
+							fb;
+
+				/* exact: the product's dscale is the sum of the operands' */
+				if (list_length(op->args) != 2 ||
+					!operand(c, (Expr *) linitial(op->args), &sa, &fa) ||
+					!operand(c, (Expr *) lsecond(op->args), &sb, &fb) ||
+					sa + sb > PG_GPU_DEC_MAX_SCALE ||
+					!PgGpuEmit(c, PG_GPU_OP_MUL, PG_GPU_DECIMAL, 0, 0, -1))
+					return false;
+				scale = sa + sb;
+				fixed = fa && fb;
+				break;
+			}
+		default:
+			return false;
+	}
+	c->scale = scale;
+	c->dscale_fixed = fixed;
+	*type = PG_GPU_DECIMAL;
+	return true;
+}
+
+bool
+PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
+{
+	switch (nodeTag(e))
+	{
+		case T_Var:
+			{
+				Var		   *v = (Var *) e;
+				bool		fixed;
+				int			scale = column_scale(v->vartypmod, &fixed);
+
+				if (v->varno != (int) c->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+					!PgGpuUseAttribute(c, v->varattno - 1, PG_GPU_DECIMAL, scale))
+					return false;
+				c->scale = scale;
+				c->dscale_fixed = fixed;
+				*type = PG_GPU_DECIMAL;
+				return PgGpuEmit(c, PG_GPU_OP_COL, PG_GPU_DECIMAL, v->varattno - 1, 0, 1);
+			}
+		case T_Const:
+			{
+				Const	   *k = (Const *) e;
+				int128		v = 0;
+				int			ds = 0;
+				int			idx;
+
+				if (!k->constisnull && !numeric_scaled(k->constvalue, &v, &ds))
+					return false;
+				if (!add_decimal_const(c, v, k->constisnull, &idx))
+					return false;
+				c->scale = ds;
+				c->dscale_fixed = true;
+				*type = PG_GPU_DECIMAL;
+				return PgGpuEmit(c, PG_GPU_OP_CONST, PG_GPU_DECIMAL, idx, (uint32) ds, 1);
+			}
+		case T_OpExpr:
+			return compile_op(c, (OpExpr *) e, type);
+		case T_FuncExpr:
+			{
+				FuncExpr   *f = (FuncExpr *) e;
+				int			at;
+
+				if (!is_int_cast(f->funcid) || list_length(f->args) != 1 ||
+					!PgGpuCompileNode(c, (Expr *) linitial(f->args), &at) ||
+					!(at == PG_GPU_INT2 || at == PG_GPU_INT4 || at == PG_GPU_INT8))
+					return false;
+				c->scale = 0;
+				c->dscale_fixed = true;
+				*type = PG_GPU_DECIMAL;
+				return PgGpuEmit(c, PG_GPU_OP_CAST, PG_GPU_DECIMAL, at, 0, 0);
+			}
+		default:
+			return false;
+	}
+}
