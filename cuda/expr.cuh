@@ -397,6 +397,46 @@ load_col(const uint8_t *p, int t, int scale = 0)
 }
 
 /*
+ * A numeric column's value as the column cache keeps it (pg_gpu_engine.h):
+ * load_col's DECIMAL, or marked bad.  The cache fill and its emulation both.
+ */
+PG_GPU_HD void
+cc_store_decimal(uint64_t *dst, const uint8_t *src, int scale)
+{
+	pval		v = load_col(src, PG_GPU_DECIMAL, scale);
+
+	if (v.len == kBadDecimal || v.len == kToasted)
+	{
+		dst[0] = 0;
+		dst[1] = PG_GPU_CC_DEC_BAD;
+		return;
+	}
+	dst[0] = v.bits;
+	dst[1] = v.hi;
+}
+
+/*
+ * A cached row's value (pg_gpu_cc_seg): fixed-width values as in a tuple; a
+ * DECIMAL column holds the decoded value, its dscale the column's scale (only
+ * numeric(p,s) columns are cached).
+ */
+PG_GPU_HD pval
+load_cached(const uint8_t *p, int t, int scale)
+{
+	pval		v;
+
+	if (t != PG_GPU_DECIMAL || p == nullptr)
+		return load_col(p, t, scale);
+	v.null = false;
+	memcpy(&v.bits, p, 8);
+	memcpy(&v.hi, p + 8, 8);
+	v.len = (uint32_t) scale;
+	if (v.hi == PG_GPU_CC_DEC_BAD)
+		v.len = kBadDecimal;
+	return v;
+}
+
+/*
  * Linear probing in a key set's slots (keyset.cuh): a slot is 0 (empty) or a
  * hash's high 32 bits and a key's index + 1.  eq(i) compares key i; returns the
  * index found, or -1.

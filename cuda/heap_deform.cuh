@@ -145,6 +145,7 @@ tup_status(int r)
  */
 struct heap_row
 {
+	static constexpr bool cached = false;
 	const uint8_t *tup;
 	uint32_t	len;
 
@@ -157,6 +158,7 @@ struct heap_row
 
 struct cc_row
 {
+	static constexpr bool cached = true;	/* values as load_cached reads them */
 	const pg_gpu_cc_seg *seg;
 	uint64_t	r;
 
@@ -191,7 +193,8 @@ eval_row(const Row &row, const pg_gpu_agg_task &task, pval *inputs, pval *keys)
 
 	/* a numeric decimal.cuh does not keep fails where it is read (OP_COL) */
 	if (!row.deform(task, [&](int c, const uint8_t *p) {
-		cols[c] = load_col(p, task.cols[c].type, task.cols[c].scale);
+		cols[c] = Row::cached ? load_cached(p, task.cols[c].type, task.cols[c].scale)
+			: load_col(p, task.cols[c].type, task.cols[c].scale);
 		toasted |= (cols[c].len == kToasted);
 	}))
 		return TUP_BAD;

@@ -462,10 +462,14 @@ typedef struct pg_gpu_page_ref
  * (pg_gpu_cc_seg, at the segment's address), then a byte per row (1: a row; 0:
  * a line pointer that held no tuple), then, per column, its values at attlen
  * bytes each and, for a column that may be NULL, a byte per row (1: NULL).
- * Fixed-width columns only (attlen 1, 2, 4 or 8).  Addresses are device
- * addresses, or host ones when emulated.
+ * Fixed-width columns (attlen 1, 2, 4 or 8), and numeric(p,s) columns kept
+ * decoded as DECIMAL at scale s: 16 bytes, the int128's low then high word, or
+ * a high word of PG_GPU_CC_DEC_BAD for a value the kernels do not keep (NaN,
+ * +-Infinity, past 2^PG_GPU_DEC_BITS).  Addresses are device addresses, or host
+ * ones when emulated.
  */
 #define PG_GPU_CC_MAX_COLS 16
+#define PG_GPU_CC_DEC_BAD 0x8000000000000000ULL
 #define PG_GPU_CC_MAX_RANGES 32768	/* cached row ranges a chunk carries */
 
 typedef struct pg_gpu_cc_seg
@@ -530,7 +534,7 @@ pg_gpu_cc_seg_layout(const pg_gpu_cc_layout *l, uint64_t nrows, uint64_t base,
 		hdr->width[c] = 0;
 		if (c >= l->ncols)
 			continue;
-		hdr->width[c] = l->attlen[l->cols[c].attidx];
+		hdr->width[c] = l->cols[c].type == PG_GPU_DECIMAL ? 16 : l->attlen[l->cols[c].attidx];
 		hdr->vals[c] = base + off;
 		off += ((uint64_t) hdr->width[c] * nrows + 255) & ~(uint64_t) 255;
 		if (l->nullable[c])

@@ -46,13 +46,21 @@ INSERT INTO nm_back VALUES (-1, 'NaN', 1), (-2, 'Infinity', 2), (-3, '-Infinity'
 CREATE TABLE nm_wide (k int4, v numeric, w numeric(50,2), x numeric(30,20));
 INSERT INTO nm_wide SELECT i, i / 7.0, i, i / 3.0 FROM generate_series(1, 3000) i;
 INSERT INTO nm_wide VALUES (-1, 1, 1e40, 999999.99999999999999999999), (-2, 1e300, 1, 1);
-VACUUM ANALYZE nm, nm_empty, nm_nulls, nm_back, nm_wide;
+-- dates compared with timestamp constants (date + interval folds into one):
+-- midnights, hours into a day, +-infinity, the ends of both types' ranges
+CREATE TABLE nm_dates (d date, v int4);
+INSERT INTO nm_dates SELECT date '1993-12-25' + (i % 20), i FROM generate_series(1, 2000) i;
+INSERT INTO nm_dates VALUES ('infinity', 1), ('-infinity', 2), (NULL, 3), ('5874897-12-31', 4),
+  ('4713-01-01 BC', 5);
+VACUUM ANALYZE nm, nm_empty, nm_nulls, nm_back, nm_wide, nm_dates;
 
 SET pg_gpu.enabled = off;
 \i sql/include/agg_numeric_q.sql
+\i sql/include/agg_numeric_dates_q.sql
 SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/agg_numeric_q.sql
+\i sql/include/agg_numeric_dates_q.sql
 
 -- forced plans put these on the GPU
 EXPLAIN (COSTS OFF)
@@ -62,6 +70,8 @@ SELECT g, sum(qty), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax))
 EXPLAIN (COSTS OFF)
 SELECT sum(price * disc) FROM nm WHERE disc BETWEEN 0.05 AND 0.07 AND qty < 24;
 EXPLAIN (COSTS OFF) SELECT sum(free), avg(free) FROM nm;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM nm_dates WHERE d >= date '1994-01-01' AND d < date '1994-01-01' + interval '1' year;
 -- min/max of a typmod-less column print each value's own dscale: not on the GPU
 EXPLAIN (COSTS OFF) SELECT max(free) FROM nm;
 -- scales beyond PG_GPU_DEC_MAX_SCALE (24): s20 * s20 stays on the CPU
@@ -77,4 +87,4 @@ RESET pg_gpu.expect_gpu;
 
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
-DROP TABLE nm, nm_empty, nm_nulls, nm_back, nm_wide;
+DROP TABLE nm, nm_empty, nm_nulls, nm_back, nm_wide, nm_dates;

@@ -298,6 +298,34 @@ SELECT state <> 'down' AS up, restarts > 0 AS restarted FROM pg_gpu_service();
 SELECT cc_line(q) FROM cc_q;
 RESET pg_gpu.table_cache_size;
 
+-- 16. numeric(p,s) columns are kept decoded (DECIMAL at scale s); a value the GPU
+--     does not keep (NaN) is marked in the cache and sends the query to the CPU
+SET pg_gpu.table_cache_size = 0;
+CREATE TABLE ccn (id int4, qty numeric(15,2), price numeric(15,2), disc numeric(15,2),
+  x numeric(30,20), free numeric, d date);
+INSERT INTO ccn SELECT i, i % 50 + 1, (i * 7919 % 100000) / 100.0 + 900, (i % 11) / 100.0,
+  CASE WHEN i % 5 = 0 THEN NULL ELSE round(i / 3.0, 20) END, i / 8.0, date '1994-01-01' + i % 2000
+  FROM generate_series(1, 50000) i;
+VACUUM ANALYZE ccn;
+SELECT pg_gpu_cache_table('ccn') = relpages AS all_cached FROM pg_class WHERE relname = 'ccn';
+SELECT columns FROM pg_gpu_cache WHERE "table" = 'ccn'::regclass;
+SELECT cc_line('SELECT sum(price * (1 - disc)), avg(qty) FROM ccn WHERE disc BETWEEN 0.05 AND 0.07');
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_numeric_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_numeric_q.sql
+SELECT pg_gpu_cache_table('ccn', ARRAY['free']);
+UPDATE ccn SET price = 'NaN' WHERE id = 77;
+VACUUM ccn;
+SET pg_gpu.expect_gpu = off;
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_numeric_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_numeric_q.sql
+RESET pg_gpu.expect_gpu;
+DROP TABLE ccn;
+RESET pg_gpu.table_cache_size;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

@@ -619,7 +619,10 @@ fill_page(const pg_gpu_cc_chunk &cc, const pg_gpu_cc_seg &hdr, uint64_t base,
 		if (v < 0 || !deform_tuple(tup, len, *cc.fill_layout, [&](int c, const uint8_t *src) {
 			if (hdr.nulls[c])
 				((uint8_t *) (uintptr_t) hdr.nulls[c])[r] = src == nullptr;
-			if (src)
+			if (src && cc.fill_layout->cols[c].type == PG_GPU_DECIMAL)
+				cc_store_decimal((uint64_t *) (uintptr_t) hdr.vals[c] + 2 * r, src,
+								 cc.fill_layout->cols[c].scale);
+			else if (src)
 				memcpy((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c], src,
 					   hdr.width[c]);
 			else if (!hdr.nulls[c])

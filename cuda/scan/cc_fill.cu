@@ -66,7 +66,10 @@ cc_fill_kernel(const page_chunk chunk, const uint64_t *fill_row,
 				!deform_tuple(tup, len, layout, [&](int c, const uint8_t *src) {
 					if (hdr.nulls[c])
 						((uint8_t *) (uintptr_t) hdr.nulls[c])[r] = src == nullptr;
-					if (src)
+					if (src && layout.cols[c].type == PG_GPU_DECIMAL)
+						cc_store_decimal((uint64_t *) (uintptr_t) hdr.vals[c] + 2 * r, src,
+										 layout.cols[c].scale);
+					else if (src)
 						cc_store((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c],
 								 src, hdr.width[c]);
 					else if (!hdr.nulls[c])

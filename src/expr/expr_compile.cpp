@@ -21,6 +21,7 @@
  *   numeric                              columns, constants, + - * and unary -,
  *                                        comparisons, integer to numeric: exact
  *                                        scaled integers (expr_numeric.cpp)
+ *   date OP timestamp constant           as a date comparison (expr_datetime.cpp)
  *
  * BETWEEN arrives here already rewritten into two comparisons.
  */
@@ -826,6 +827,8 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			return compile_set_test(c, (PgGpuSetTest *) lfirst(lc), type);
 	if (PgGpuIsNumericNode(e))
 		return PgGpuCompileNumeric(c, e, type);
+	if (PgGpuIsDateTimestampCmp(e))
+		return PgGpuCompileDateTimestampCmp(c, e, type);
 	switch (nodeTag(e))
 	{
 		case T_Var:

@@ -293,7 +293,13 @@ bool		PgGpuUseAttribute(PgGpuCompiler *c, int attidx, int type, int scale);
  * comparison this compiles (else compile() goes on), and then the result.
  */
 bool		PgGpuIsNumericNode(Expr *e);
+/* The scale a numeric column of this typmod is read at; fixed: every value's dscale. */
+int			PgGpuNumericColumnScale(int32 typmod, bool *fixed);
 bool		PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type);
+
+/* A date compared with a timestamp constant (expr_datetime.cpp). */
+bool		PgGpuIsDateTimestampCmp(Expr *e);
+bool		PgGpuCompileDateTimestampCmp(PgGpuCompiler *c, Expr *e, int *type);
 
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);

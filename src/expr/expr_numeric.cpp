@@ -72,8 +72,8 @@ PgGpuIsNumericNode(Expr *e)
  * dscale; else PG_GPU_DEC_FREE_SCALE, values of larger dscale then going to the
  * CPU.
  */
-static int
-column_scale(int32 typmod, bool *fixed)
+int
+PgGpuNumericColumnScale(int32 typmod, bool *fixed)
 {
 	if (typmod >= (int32) VARHDRSZ)
 	{
@@ -270,7 +270,7 @@ PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
 			{
 				Var		   *v = (Var *) e;
 				bool		fixed;
-				int			scale = column_scale(v->vartypmod, &fixed);
+				int			scale = PgGpuNumericColumnScale(v->vartypmod, &fixed);
 
 				if (v->varno != (int) c->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
 					!PgGpuUseAttribute(c, v->varattno - 1, PG_GPU_DECIMAL, scale))

@@ -39,6 +39,7 @@ extern "C" {
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -49,6 +50,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
+#include "expr/expr_compile.h"
 #include "scan/heap_page.h"
 #include "scan/heap_reader.h"
 #include "service/service.h"
@@ -344,12 +346,35 @@ PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n)
 		memcpy(cc_extra_att, attidx, sizeof(int16) * cc_extra_n);
 }
 
-/* Whether attribute a's values can be cached: fixed width, by value. */
+/*
+ * Whether attribute a's values can be cached: fixed width, by value, or a
+ * numeric(p,s) with s in 0 .. PG_GPU_DEC_MAX_SCALE, kept decoded as DECIMAL at s
+ * (16 bytes; a value the GPU cannot keep is marked and read as such).  *col,
+ * when given, receives how the cache keeps it.
+ */
 bool
-PgGpuCacheableAttr(Form_pg_attribute a)
+PgGpuCacheableAttr(Form_pg_attribute a, pg_gpu_agg_column *col)
 {
-	return !a->attisdropped && a->attbyval &&
-		(a->attlen == 1 || a->attlen == 2 || a->attlen == 4 || a->attlen == 8);
+	pg_gpu_agg_column c;
+	bool		fixed = false;
+
+	memset(&c, 0, sizeof(c));
+	c.attidx = (int16) (a->attnum - 1);
+	if (a->attisdropped)
+		return false;
+	if (a->atttypid == NUMERICOID)
+	{
+		c.scale = (uint8) PgGpuNumericColumnScale(a->atttypmod, &fixed);
+		c.type = PG_GPU_DECIMAL;
+		if (!fixed)
+			return false;
+	}
+	else if (!a->attbyval ||
+			 !(a->attlen == 1 || a->attlen == 2 || a->attlen == 4 || a->attlen == 8))
+		return false;
+	if (col)
+		*col = c;
+	return true;
 }
 
 /*
@@ -421,12 +446,13 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 	{
 		int			a = c < task->ncols ? task->cols[c].attidx : cc_extra_att[c - task->ncols];
 		Form_pg_attribute att;
+		pg_gpu_agg_column col;
 		bool		dup = false;
 
 		if (a < 0 || a >= desc->natts)
 			return NULL;
 		att = TupleDescAttr(desc, a);
-		if (!PgGpuCacheableAttr(att))
+		if (!PgGpuCacheableAttr(att, &col))
 			return NULL;
 		for (int k = 0; k < l->ncols; k++)
 			dup |= l->cols[k].attidx == a;
@@ -434,8 +460,10 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 			continue;
 		if (l->ncols == PG_GPU_CC_MAX_COLS)
 			return NULL;
-		l->cols[l->ncols].attidx = (int16) a;
-		l->cols[l->ncols].type = c < task->ncols ? task->cols[c].type : 0;
+		/* numeric: as the cache keeps it, whatever this task reads of it */
+		l->cols[l->ncols] = col;
+		if (col.type != PG_GPU_DECIMAL)
+			l->cols[l->ncols].type = c < task->ncols ? task->cols[c].type : 0;
 		l->nullable[l->ncols] = !att->attnotnull;
 		l->ncols++;
 	}

@@ -23,7 +23,7 @@
  * attribute's values can be.
  */
 void		PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n);
-bool		PgGpuCacheableAttr(Form_pg_attribute a);
+bool		PgGpuCacheableAttr(Form_pg_attribute a, pg_gpu_agg_column *col);
 const char *PgGpuCacheRefusal(Relation rel);
 
 /* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */

@@ -162,7 +162,7 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 	if (PG_ARGISNULL(1))
 	{
 		for (int a = 0; a < desc->natts && n < PG_GPU_CC_MAX_COLS; a++)
-			if (PgGpuCacheableAttr(TupleDescAttr(desc, a)))
+			if (PgGpuCacheableAttr(TupleDescAttr(desc, a), NULL))
 				att[n++] = (int16) a;
 	}
 	else
@@ -186,11 +186,11 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
 						 errmsg("column \"%s\" of relation \"%s\" does not exist", col, name)));
-			if (!PgGpuCacheableAttr(TupleDescAttr(desc, a - 1)))
+			if (!PgGpuCacheableAttr(TupleDescAttr(desc, a - 1), NULL))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("column \"%s\" cannot be kept in the GPU cache", col),
-						 errdetail("Only fixed-width columns of 1, 2, 4 or 8 bytes are cached; queries read the others from the table's pages.")));
+						 errdetail("Only fixed-width columns of 1, 2, 4 or 8 bytes and numeric columns with a scale of 0 to %d are cached; queries read the others from the table's pages.", PG_GPU_DEC_MAX_SCALE)));
 			if (n == PG_GPU_CC_MAX_COLS)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

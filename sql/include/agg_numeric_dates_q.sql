@@ -1,0 +1,18 @@
+SELECT count(*) FROM nm_dates WHERE d < date '1994-01-01' + interval '1' day;
+SELECT count(*) FROM nm_dates WHERE d <= date '1994-01-01' + interval '36 hours';
+SELECT count(*) FROM nm_dates WHERE d < date '1994-01-01' + interval '36 hours';
+SELECT count(*) FROM nm_dates WHERE d >= date '1994-01-01' + interval '36 hours';
+SELECT count(*) FROM nm_dates WHERE d > date '1994-01-01' + interval '36 hours';
+SELECT count(*) FROM nm_dates WHERE d = date '1994-01-01' + interval '2 days';
+SELECT count(*) FROM nm_dates WHERE d <> date '1994-01-01' + interval '2 days';
+SELECT count(*) FROM nm_dates WHERE date '1994-01-01' + interval '2 days' > d;
+SELECT count(*) FROM nm_dates WHERE timestamp '1993-12-31 23:59:59' <= d;
+SELECT count(*) FROM nm_dates WHERE d < timestamp 'infinity';
+SELECT count(*) FROM nm_dates WHERE d <= timestamp 'infinity';
+SELECT count(*) FROM nm_dates WHERE d > timestamp '-infinity';
+SELECT count(*) FROM nm_dates WHERE d >= timestamp '-infinity';
+SELECT count(*) FROM nm_dates WHERE d = timestamp 'infinity';
+SELECT count(*) FROM nm_dates WHERE d > timestamp '294276-12-31 23:59:59';
+SELECT count(*) FROM nm_dates WHERE d < timestamp '4713-11-24 00:00:00 BC';
+SELECT count(*) FROM nm_dates WHERE d < timestamp '4713-11-25 00:00:01 BC';
+SELECT count(*) FROM nm_dates WHERE d >= date '1994-01-01' - interval '90' day;
