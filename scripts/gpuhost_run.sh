@@ -45,6 +45,11 @@ if [ "${CACHECHECK:-0}" -gt 0 ]; then
   CACHECHECK_EXISTING=1 pgrun python3 scripts/cache_writers.py --existing --seconds "$CACHECHECK" > "$OUT/cachecheck.log" 2>&1; echo "cachecheck rc=$?"
   tail -12 "$OUT/cachecheck.log"
 fi
+# TPC-H Q1 and Q6 over a generated lineitem (bench/numeric_smoke.sh), SMOKE="rows reps"
+if [ -n "${SMOKE:-}" ]; then
+  bash bench/numeric_smoke.sh $SMOKE > "$OUT/smoke.log" 2>&1; echo "smoke rc=$?"
+  tail -40 "$OUT/smoke.log"
+fi
 # the Star Schema Benchmark (bench/ssb/ssb.py), with the arguments in SSB ("--sf 10")
 if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
