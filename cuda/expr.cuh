@@ -31,11 +31,12 @@ struct pval
 {
 	uint64_t	bits;			/* int64, double, the address of text bytes, or
 								 * a DECIMAL's low 64 bits */
-	uint64_t	hi;				/* DECIMAL: the high 64 bits */
 	bool		null;
 	uint32_t	len;			/* text: bytes (kToasted: not readable here);
 								 * DECIMAL: dscale (kBadDecimal: not exact
 								 * here) */
+	uint64_t	hi;				/* DECIMAL: the high 64 bits (last, so that
+								 * {bits, null} initialises the others) */
 };
 
 constexpr uint32_t kToasted = 0xFFFFFFFFu;
