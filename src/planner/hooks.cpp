@@ -35,6 +35,9 @@ static void
 GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				 RelOptInfo *innerrel, JoinPathExtraData *extra)
 {
+	/* no GPU path anywhere in a query planned without a GPU (each node checks) */
+	if (!pg_gpu_force && !PgGpuDeviceLikely())
+		return;
 	PgGpuShieldNestLoops(root, joinrel, outerrel, innerrel, extra);
 	if (!PgGpuLevelRescanned(root))
 		PgGpuJoinPaths(root, joinrel, outerrel, innerrel);
