@@ -144,7 +144,7 @@ reruns_gpu(Path *path)
  * The nested loops of joinrel that PostgreSQL built over this pair of inputs
  * (outerrel, innerrel) rescanning a GPU node, replaced: over a Material of the
  * inner side where it is not parameterized (as match_unsorted_outer builds
- * it), else dropped, unless that would leave the pair no path at all.  The
+ * it), else dropped, unless that would leave the join no path at all.  The
  * set_join_pathlist_hook runs after each pair's paths, so the loops of earlier
  * pairs were replaced already.
  */
