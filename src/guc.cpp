@@ -40,6 +40,7 @@ double		pg_gpu_page_cost = 0.25;
 double		pg_gpu_copy_page_cost = 1.0;
 double		pg_gpu_tuple_cost = 0.0001;
 double		pg_gpu_handoff_row_cost = 0.12;
+double		pg_gpu_host_key_cost = 0.3;
 int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_table_cache_size = 1024 * 1024;
 int			pg_gpu_slot_sort_memory = 1024 * 1024;
@@ -130,6 +131,11 @@ PgGpuDefineGucs(void)
 							 "Cost of each row a GPU join hands to the CPU plan above it, where a parallel plan could run instead.",
 							 "The rows a GPU node returns are processed by a serial plan; PostgreSQL's parallel plan would share that work among its workers.",
 							 &pg_gpu_handoff_row_cost, 0.12, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.host_key_cost",
+							 "Cost of each key (or row) of a key set's build side that the backend collects from a plan.",
+							 "Keys collected from the build table's pages on the GPU do not pay it.",
+							 &pg_gpu_host_key_cost, 0.3, 0.0, DBL_MAX,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.device_memory_limit",
 							"Caps the GPU memory one query's engine may allocate (0: no cap).",

@@ -134,6 +134,9 @@ extern CustomScanMethods gpuagg_scan_methods;
 void		PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 						  GroupPathExtraData *extra);
 
+/* Whether path is a GpuAgg path (rescan.cpp). */
+bool		PgGpuIsAggPath(Path *path);
+
 /* executor: register the scan methods */
 void		PgGpuAggExecInit(void);
 

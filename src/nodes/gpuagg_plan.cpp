@@ -54,6 +54,12 @@ static const CustomPathMethods gpuagg_path_methods = {
 	NULL
 };
 
+bool
+PgGpuIsAggPath(Path *path)
+{
+	return IsA(path, CustomPath) && ((CustomPath *) path)->methods == &gpuagg_path_methods;
+}
+
 static int
 needs_of(PgGpuAggState st)
 {

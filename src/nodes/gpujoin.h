@@ -236,6 +236,9 @@ void		PgGpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerre
  */
 Path	   *PgGpuJoinCpuPath(PlannerInfo *root, Path *path);
 
+/* Whether path is a GpuHashJoin or GpuSemiJoin path (rescan.cpp). */
+bool		PgGpuIsJoinPath(Path *path);
+
 /* executor: register the scan methods */
 void		PgGpuJoinExecInit(void);
 

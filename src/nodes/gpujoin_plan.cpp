@@ -74,6 +74,12 @@ is_gpujoin_path(Path *path)
 		m == &gpuhashjoin_slot_path_methods || m == &gpusemijoin_slot_path_methods;
 }
 
+bool
+PgGpuIsJoinPath(Path *path)
+{
+	return is_gpujoin_path(path);
+}
+
 /*
  * A copy of one of PostgreSQL's join paths for joinrel, for the GPU join's
  * fallback.
@@ -450,6 +456,9 @@ PgGpuJoinPaths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!pg_gpu_enabled || !pg_gpu_enable_gpujoin || IS_DUMMY_REL(joinrel) ||
 		parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
 		(!pg_gpu_force && !PgGpuDeviceLikely()) || !PgGpuLayoutOk())
+		return;
+	/* forced, no join that would run a correlated SubPlan filter on whole tables */
+	if (pg_gpu_force && PgGpuFiltersWithCorrelatedSubplan(root, joinrel->relids))
 		return;
 	foreach(lc, joinrel->pathlist)
 	{

@@ -169,6 +169,9 @@ Node	   *PgGpuCreateSortSlotState(CustomScan *cscan);
 /* planner: the paths of UPPERREL_ORDERED (planner/hooks.cpp calls it) */
 void		PgGpuSortPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel);
 
+/* Whether path is a GpuSort path, over a table or a child plan (rescan.cpp). */
+bool		PgGpuIsSortPath(Path *path);
+
 /* executor: register the scan methods */
 void		PgGpuSortExecInit(void);
 

@@ -176,6 +176,14 @@ static const CustomPathMethods gpusort_slot_path_methods = {
 	NULL
 };
 
+bool
+PgGpuIsSortPath(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		(((CustomPath *) path)->methods == &gpusort_path_methods ||
+		 ((CustomPath *) path)->methods == &gpusort_slot_path_methods);
+}
+
 /*
  * ORDER BY over any other input (a join, say): GpuSort pulls the child plan's rows,
  * keeps them, hands their keys to the engine (encoded on the CPU, sorted on the

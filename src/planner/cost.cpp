@@ -110,6 +110,30 @@ PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows)
 }
 
 
+/*
+ * A key set's keys that come from a plan (not from the build table's pages, on
+ * the GPU) pass through this backend one row at a time: the plan's rows pulled
+ * through the executor, each key converted and copied into a key buffer (a row
+ * kept for a GpuHashJoin that outputs it copied too), then sent to the engine.
+ * The plan's own cost counts the plan; this counts the rest, at
+ * pg_gpu.host_key_cost a key.  Measured on the H100 host, TPC-H Q12 at scale
+ * factor 5: a GpuHashJoin collected 7.5 M orders rows on the host (keys and
+ * o_orderpriority kept) in 3,272 ms of its 3,662 ms, 0.44 us a key.  At the
+ * model's 750 cost units a millisecond (guc.cpp) that is 0.33 units a key, of
+ * which the orders scan's own cost (about 200,000 units by PostgreSQL's
+ * formula: some 125,000 pages, 7.5 M rows) covers 0.03: 0.3 a key.  The old
+ * charge, 2 cpu_operator_costs (0.005) a key, was 60 times too low: at default
+ * costs the GPU join won the plan and ran 2.6 times slower than PostgreSQL's
+ * parallel hash join.  Keys the GPU collects from the build table's pages
+ * (PgGpuCollectTask) pay none of it, so that way now wins more often.
+ */
+double
+PgGpuHostKeysCost(double rows)
+{
+	return rows * pg_gpu_host_key_cost;
+}
+
+
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
 void
 PgGpuAddPath(RelOptInfo *output_rel, Path *path)

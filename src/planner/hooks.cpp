@@ -2,7 +2,9 @@
  * hooks.cpp — pg_gpu's planner hooks: where each GPU node's planning is called
  * from.  create_upper_paths_hook offers GpuAgg at UPPERREL_GROUP_AGG
  * (gpuagg_plan.cpp) and GpuSort at UPPERREL_ORDERED (gpusort_plan.cpp);
- * set_join_pathlist_hook offers GpuHashJoin and GpuSemiJoin (gpujoin_plan.cpp).
+ * set_join_pathlist_hook offers GpuHashJoin and GpuSemiJoin (gpujoin_plan.cpp),
+ * after keeping GPU nodes off nested loops' inner sides (rescan.cpp).  No GPU
+ * path in a query level rerun per outer row (PgGpuLevelRescanned).
  * Each hook calls the previous one first, then its node's planner inside the
  * error guard, in a database where the extension is installed (extension.cpp).
  */
@@ -16,12 +18,30 @@ extern "C" {
 #include "nodes/gpuagg.h"
 #include "nodes/gpujoin.h"
 #include "nodes/gpusort.h"
+#include "planner/planner.h"
 }
 
 #include "guard.h"
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+/*
+ * A join's paths for one pair of inputs: first PostgreSQL's nested loops that
+ * would rescan a GPU node below them are fixed (rescan.cpp), whatever the
+ * level; then, in a level that runs once, the GPU's own paths.
+ */
+static void
+GpuJoinPathsImpl(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, JoinPathExtraData *extra)
+{
+	/* no GPU path anywhere in a query planned without a GPU (each node checks) */
+	if (!pg_gpu_force && !PgGpuDeviceLikely())
+		return;
+	PgGpuShieldNestLoops(root, joinrel, outerrel, innerrel, extra);
+	if (!PgGpuLevelRescanned(root))
+		PgGpuJoinPaths(root, joinrel, outerrel, innerrel);
+}
 
 static void
 GpuJoinPathsHook(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
@@ -31,7 +51,7 @@ GpuJoinPathsHook(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
 	if (!pg_gpu_enabled || !PgGpuExtensionPresent())
 		return;
-	PG_GPU_GUARD(PgGpuJoinPaths(root, joinrel, outerrel, innerrel));
+	PG_GPU_GUARD(GpuJoinPathsImpl(root, joinrel, outerrel, innerrel, extra));
 }
 
 static void
@@ -40,8 +60,9 @@ GpuUpperPathsHook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_
 {
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	/* a level rerun per outer row: no GPU node (rescan.cpp) */
 	if (!pg_gpu_enabled || (stage != UPPERREL_ORDERED && stage != UPPERREL_GROUP_AGG) ||
-		!PgGpuExtensionPresent())
+		PgGpuLevelRescanned(root) || !PgGpuExtensionPresent())
 		return;
 	if (stage == UPPERREL_ORDERED)
 	{

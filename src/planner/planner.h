@@ -33,6 +33,23 @@ double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = t
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
 void		PgGpuAddPath(RelOptInfo *output_rel, Path *path);
 double		PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows);
+/* Collecting rows keys of a key set from a plan, in this backend (beyond the plan). */
+double		PgGpuHostKeysCost(double rows);
+
+/* ---- rescan.cpp ---- */
+
+/*
+ * Whether root is a query level PostgreSQL reruns per outer row: a correlated
+ * subquery (SubPlan or LATERAL), or one inside such a level.
+ */
+bool		PgGpuLevelRescanned(PlannerInfo *root);
+
+/* joinrel's nested loops over this pair that would rescan a GPU node, fixed. */
+void		PgGpuShieldNestLoops(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+								 RelOptInfo *innerrel, JoinPathExtraData *extra);
+
+/* Whether a relation of relids has a filter with a correlated SubPlan. */
+bool		PgGpuFiltersWithCorrelatedSubplan(PlannerInfo *root, Relids relids);
 
 /* ---- task.cpp ---- */
 

@@ -180,8 +180,8 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
 	pg_gpu_agg_task *task;
 	double		gpu_cost;
 
-	/* the CPU's way: running the plan once and collecting its keys */
-	double		cpu_cost = plan_cost + plan_rows * 2 * cpu_operator_cost;
+	/* the CPU's way: running the plan once and collecting its keys (cost.cpp) */
+	double		cpu_cost = plan_cost + PgGpuHostKeysCost(plan_rows);
 
 	*cost = cpu_cost;
 	if ((rte = task_table(root, rel)) == NULL)
@@ -217,7 +217,8 @@ PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, doubl
 	ListCell   *lc;
 
 	/* the CPU's way: running the plan once and copying each row's values */
-	double		cpu_cost = plan_cost + plan_rows * (1 + list_length(keys)) * cpu_operator_cost;
+	double		cpu_cost = plan_cost + PgGpuHostKeysCost(plan_rows) +
+		plan_rows * (list_length(keys) - 1) * cpu_operator_cost;
 
 	*cost = cpu_cost;
 	if (list_length(keys) > PG_GPU_MAX_KEYS || (rte = task_table(root, rel)) == NULL)
