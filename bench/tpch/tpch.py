@@ -6,12 +6,13 @@ the GPU nodes that ran listed.
 
   bench/tpch/tpch.py [--sf 10] [--load | --skip-load] [--queries Q1,Q6] [--reps 3]
                      [--modes pg8,default,forced,cache] [--timeout-s 60] [--pg-timeout-s 600]
-                     [--procs N] [--emulate] [--out DIR]
+                     [--procs N] [--emulate] [--cache-forced] [--load-only] [--out DIR]
 
 Modes: pg8 (pg_gpu.enabled = off, max_parallel_workers_per_gather = 8), default
-(pg_gpu at default costs), forced (pg_gpu.force = on), cache (default costs after
-pg_gpu_cache_table on lineitem and orders).  default and forced run with
-pg_gpu.use_cache = off, so that they read pages; cache with it on.  Every run has a
+(pg_gpu at default costs), forced (pg_gpu.force = on), cache (default costs, or
+forced with --cache-forced, after pg_gpu_cache_table on lineitem and orders).
+default and forced run with pg_gpu.use_cache = off, so that they read pages; cache
+with it on.  Every run has a
 statement_timeout: --timeout-s for forced and cache, --pg-timeout-s for pg8 and
 default; a run that reaches it is noted 'timeout' and the query's later runs in that
 mode are skipped.  --emulate sets pg_gpu.emulate_gpu = on in the pg_gpu modes (a
@@ -116,6 +117,8 @@ def load(sf, procs):
     exe = tpchgen()
     steps = {}
     t0 = time.time()
+    # the column cache's entries of the tables about to be dropped (they would age out)
+    sql_job("SELECT pg_gpu_uncache(); ")
     psql(open(os.path.join(HERE, "schema.sql")).read())
     # parts in proportion to the tables' sizes (lineitem about 70% of the rows' bytes);
     # the largest first so that the small tables fill in the gaps
@@ -150,22 +153,22 @@ def load(sf, procs):
 
 # ---- running ----------------------------------------------------------------------
 
-def mode_settings(mode, emulate):
+def mode_settings(mode, emulate, cache_forced=False):
     if mode == "pg8":
         return [], ["pg_gpu.enabled = off", "max_parallel_workers_per_gather = 8"]
     pre = ["pg_gpu.emulate_gpu = on"] if emulate else []
     s = ["pg_gpu.enabled = on", "max_parallel_workers_per_gather = 8"]
-    if mode == "forced":
+    if mode == "forced" or (mode == "cache" and cache_forced):
         s += ["pg_gpu.force = on"]
     s += ["pg_gpu.use_cache = on" if mode == "cache" else "pg_gpu.use_cache = off"]
     return pre, s
 
 
-def run_mode(q, mode, reps, timeout_s, emulate, desc=False):
+def run_mode(q, mode, reps, timeout_s, emulate, desc=False, cache_forced=False):
     """One session: the query once (its answer; a warm-up), reps timed runs, then
     EXPLAIN ANALYZE (the pg_gpu modes) or EXPLAIN (pg8).  Returns a dict: status
     ('ok', 'timeout' or 'error: ...'), times (ms), answer (rows), plan, types."""
-    pre, s = mode_settings(mode, emulate)
+    pre, s = mode_settings(mode, emulate, cache_forced)
     script = f"SET statement_timeout = '{int(timeout_s * 1000)}ms';\n"
     script += "".join(f"SET {x};\n" for x in pre)
     if mode != "pg8":
@@ -279,11 +282,27 @@ def median(r):
     return statistics.median(r["times"]) if r and r["status"] == "ok" and r["times"] else None
 
 
+def write_out(out, lines, plans, rows):
+    """The three files, rewritten after each query: a run stopped from outside leaves
+    the queries done so far."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "tpch_results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "tpch_plans.txt"), "w") as f:
+        f.write("\n".join(plans))
+    with open(os.path.join(out, "tpch.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["query", "mode", "status", "median_ms", "runs_ms", "answer", "gpu_nodes",
+                    "gpu_reads"])
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sf", type=float, default=10)
     ap.add_argument("--load", action="store_true", help="generate the tables even if present")
     ap.add_argument("--skip-load", action="store_true", help="never load; use the tables as they are")
+    ap.add_argument("--load-only", action="store_true", help="load (if needed) and stop")
     ap.add_argument("--queries", default=",".join(Q))
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--modes", default=",".join(ALL_MODES))
@@ -295,6 +314,8 @@ def main():
                     help="psql sessions loading side by side")
     ap.add_argument("--emulate", action="store_true",
                     help="SET pg_gpu.emulate_gpu = on in the pg_gpu modes (no GPU here)")
+    ap.add_argument("--cache-forced", action="store_true",
+                    help="the cache mode with pg_gpu.force = on (default: default costs)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]
@@ -318,6 +339,11 @@ def main():
         load_s, steps = load(a.sf, a.procs)
         print(f"tpch: loaded sf {a.sf:g} in {load_s:.1f} s (" +
               ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()) + ")", flush=True)
+    if a.load_only:
+        return 0
+    # with synchronous_commit = off a VACUUM right after the load can leave pages not
+    # all-visible (their commits not yet flushed): once more, now (cheap when all are)
+    psql(SETTLE + "".join(f"VACUUM {t};\n" for t in BIG))
     sizes = psql("SELECT relname || ' ' || reltuples::int8 || ' ' || pg_table_size(oid) || ' ' || "
                  "relallvisible || ' ' || relpages FROM pg_class WHERE relname IN (" +
                  ", ".join(f"'{t}'" for t in TABLES) + ") AND relkind = 'r'").split("\n")
@@ -361,7 +387,7 @@ def main():
         pr(f"lineitem all-visible: {sizes['lineitem'][2]:,} of {sizes['lineitem'][3]:,} pages")
     if cache_note:
         pr(f"column cache (pg_gpu_cache_table): {cache_note}")
-    pr(f"modes: {', '.join(modes)}; median of {a.reps} warm runs after one more (whose answer "
+    pr(f"modes: {', '.join(modes)}{' (cache forced)' if a.cache_forced and 'cache' in modes else ''}; median of {a.reps} warm runs after one more (whose answer "
        f"is compared); statement_timeout {a.timeout_s:g} s forced/cache, {a.pg_timeout_s:g} s "
        f"pg8/default; 'vs pg8' is pg8's time over the mode's (above 1: faster)")
     pr()
@@ -381,7 +407,8 @@ def main():
         res = {}
         for m in modes:
             to = a.pg_timeout_s if m in ("pg8", "default") else a.timeout_s
-            res[m] = run_mode(q, m, a.reps, to, a.emulate, desc=(m == "pg8"))
+            res[m] = run_mode(q, m, a.reps, to, a.emulate, desc=(m == "pg8"),
+                              cache_forced=a.cache_forced)
             if res[m]["status"] != "ok":
                 fails[m].append(f"{name}: {res[m]['status']}")
         ref = res["pg8"]
@@ -423,6 +450,7 @@ def main():
                          + (f", {r['verdict']}" if "verdict" in r else "") + "\n"
                          + (r["err"] + "\n" if r["err"] else "") + r["plan"])
         plans.append(f"==== {name} text\n{q};\n")
+        write_out(a.out, lines, plans, rows)
     pr()
     pr("| mode | geomean vs pg8 | queries | a GPU node reads lineitem | slower than pg8 | "
        "timeouts / errors |")
@@ -447,16 +475,7 @@ def main():
                  "|| ' scans, ' || hits || ' from the cache' FROM pg_gpu_cache ORDER BY 1").strip()
         pr()
         pr("GPU column cache after the run: " + ("; ".join(c.split("\n")) if c else "empty"))
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "tpch_results.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(a.out, "tpch_plans.txt"), "w") as f:
-        f.write("\n".join(plans))
-    with open(os.path.join(a.out, "tpch.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["query", "mode", "status", "median_ms", "runs_ms", "answer", "gpu_nodes",
-                    "gpu_reads"])
-        w.writerows(rows)
+    write_out(a.out, lines, plans, rows)
     return 1 if bad else 0
 
 
