@@ -271,16 +271,40 @@ def compare(want, got, types):
     return f"DIFFERENT: row {i + 1}: {'|'.join(got[i])} (PostgreSQL: {'|'.join(want[i])})"
 
 
+def _col(line):
+    """The column where an EXPLAIN text line's node name or property starts."""
+    i = line.find("->  ")
+    if i >= 0 and not line[:i].strip():
+        return i + 4
+    return len(line) - len(line.lstrip())
+
+
 def gpu_nodes(plan):
     """The GPU nodes that ran (a GPU node's fallback child is never executed), and
-    the big tables a GPU node reads ('Custom Scan (GpuAgg) on lineitem l1')."""
-    nodes, reads = [], set()
-    for m in re.finditer(r"Custom Scan \((Gpu\w+)\)(?: on (\w+))?[^\n]*", plan):
-        if "never executed" in m.group(0):
+    the big tables whose pages a GPU node reads: the table it scans ('Custom Scan
+    (GpuHashJoin) on lineitem l1') or whose keys it collects on the GPU ('Key Set: ...
+    collected on the GPU from N pages': its build child, a scan never executed)."""
+    nodes, reads = [], []
+    lines = plan.split("\n")
+    for k, line in enumerate(lines):
+        m = re.match(r"\s*(?:->  )?Custom Scan \((Gpu\w+)\)(?: on (\w+))?", line)
+        if not m or "never executed" in line:
             continue
         nodes.append(m.group(1))
         if m.group(2):
-            reads.add(m.group(2))
+            reads.append(m.group(2))
+        c = _col(line)
+        block = []
+        for l2 in lines[k + 1:]:
+            if not l2.strip() or _col(l2) <= c:
+                break
+            block.append(l2)
+        if any("collected on the GPU from" in l2 for l2 in block if "->" not in l2):
+            children = [l2 for l2 in block if l2.find("->  ") == c + 2 and not l2[:c + 2].strip()]
+            for ch in children[1:]:
+                mm = re.search(r"Scan\b.* on (\w+)[^(]*\(never executed\)", ch)
+                if mm:
+                    reads.append(mm.group(1) + " (keys)")
     counts = {}
     for n in nodes:
         counts[n] = counts.get(n, 0) + 1
@@ -288,7 +312,11 @@ def gpu_nodes(plan):
     fb = re.findall(r"Fallback: ([^\n]+)", plan)
     if fb:
         desc += " (fallback: " + "; ".join(sorted(set(f.strip() for f in fb))) + ")"
-    big = [t for t in BIG if t in reads]
+    big = []
+    for t in BIG:
+        for r in (t, t + " (keys)"):
+            if r in reads and r not in big:
+                big.append(r)
     return desc, big
 
 
@@ -451,7 +479,7 @@ def main():
                 nodes = "planned: " + nodes
             r["nodes"], r["big"] = nodes, big
             nodes_l.append(nodes + (f" [reads {', '.join(big)}]" if big else ""))
-            if "lineitem" in big:
+            if any(b.startswith("lineitem") for b in big):
                 reads_big[m] += 1
             p0, p1 = median(ref), median(r)
             if p0 and r["status"] == "timeout":
@@ -473,7 +501,7 @@ def main():
             rows.append([name, m, r["status"], f"{median(r):.1f}" if median(r) else "",
                          " ".join(f"{t:.1f}" for t in r["times"]),
                          r.get("verdict", "reference"), r.get("nodes", ""),
-                         " ".join(r.get("big", []))])
+                         "; ".join(r.get("big", []))])
             plans.append(f"==== {name} {m}: {r['status']}"
                          + (f", {r['verdict']}" if "verdict" in r else "") + "\n"
                          + (r["err"] + "\n" if r["err"] else "") + r["plan"])
