@@ -161,8 +161,9 @@ tpch:
 # tpchgen-cli's wheel into .tpchgen/ (git-ignored), for a machine without network (the
 # GPU host): tpch.py installs it from there when tpchgen-cli is not on PATH
 TPCHGEN_VERSION ?= 4.0.0
+TPCHGEN_PLATFORM ?= manylinux_2_17_x86_64
 tpchgen:
-	python3 -m pip download --no-deps --only-binary=:all: --dest .tpchgen tpchgen-cli==$(TPCHGEN_VERSION)
+	python3 -m pip download --no-deps --only-binary=:all: --platform $(TPCHGEN_PLATFORM) --dest .tpchgen tpchgen-cli==$(TPCHGEN_VERSION)
 
 # Random differential queries (scripts/fuzz.py): each run with pg_gpu off and forced,
 # results and errors compared, pg_gpu_stats counting the GPU runs.  Without a GPU on a

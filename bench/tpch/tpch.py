@@ -5,7 +5,7 @@ queries (bench/tpch/queries.py, validation parameters) timed with PostgreSQL's
 the GPU nodes that ran listed.
 
   bench/tpch/tpch.py [--sf 10] [--load | --skip-load] [--queries Q1,Q6] [--reps 3]
-                     [--modes pg8,default,forced,cache] [--timeout-s 60] [--pg-timeout-s 600]
+                     [--modes pg8,default,forced,cache] [--timeout-s 60] [--pg-timeout-s 300]
                      [--procs N] [--emulate] [--cache-forced] [--load-only] [--out DIR]
 
 Modes: pg8 (pg_gpu.enabled = off, max_parallel_workers_per_gather = 8), default
@@ -360,7 +360,7 @@ def main():
     ap.add_argument("--modes", default=",".join(ALL_MODES))
     ap.add_argument("--timeout-s", type=float, default=60,
                     help="statement_timeout of the forced and cache runs")
-    ap.add_argument("--pg-timeout-s", type=float, default=600,
+    ap.add_argument("--pg-timeout-s", type=float, default=300,
                     help="statement_timeout of the pg8 and default runs")
     ap.add_argument("--procs", type=int, default=os.cpu_count() or 4,
                     help="psql sessions loading side by side")
