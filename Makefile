@@ -62,7 +62,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 # Goals that run scripts (which install what is missing, then call make again)
 # work before PostgreSQL's headers are there; building does not.
-SCRIPT_GOALS = deps test demo demo-stop deb fuzz cachecheck pgcheck gpucheck ssb bench installcheck
+SCRIPT_GOALS = deps test demo demo-stop deb fuzz cachecheck pgcheck gpucheck ssb tpch tpchgen bench installcheck
 ifeq ($(PGXS),)
 ifneq ($(filter-out $(SCRIPT_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(error pg_gpu: no PostgreSQL 15 pg_config at '$(PG_CONFIG)': install postgresql-server-dev-15 (make deps) or give PG_CONFIG=/path/to/pg_config)
@@ -102,7 +102,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest installcheck gpucheck pgcheck demo demo-stop bench fuzz cachecheck ssb deb
+.PHONY: deps test unittest installcheck gpucheck pgcheck demo demo-stop bench fuzz cachecheck ssb tpch tpchgen deb
 deps:
 	@scripts/deps.sh
 
@@ -150,6 +150,20 @@ bench:
 # SSB="--sf 10" scripts/gpuhost_run.sh).  SSB_ARGS="--sf 1 --serial" and the like.
 ssb:
 	python3 bench/ssb/ssb.py $(SSB_ARGS)
+
+# TPC-H against a running server (bench/tpch/tpch.py: tpchgen-cli's data, the 22
+# queries with PostgreSQL's 8 workers, pg_gpu at default costs, forced, and from the
+# column cache; the GPU host: TPCH="--sf 10" scripts/gpuhost_run.sh).
+# TPCH_ARGS="--sf 1 --queries Q1,Q6" and the like; without a GPU add --emulate.
+tpch:
+	python3 bench/tpch/tpch.py $(TPCH_ARGS)
+
+# tpchgen-cli's wheel into .tpchgen/ (git-ignored), for a machine without network (the
+# GPU host): tpch.py installs it from there when tpchgen-cli is not on PATH
+TPCHGEN_VERSION ?= 4.0.0
+TPCHGEN_PLATFORM ?= manylinux_2_17_x86_64
+tpchgen:
+	python3 -m pip download --no-deps --only-binary=:all: --platform $(TPCHGEN_PLATFORM) --dest .tpchgen tpchgen-cli==$(TPCHGEN_VERSION)
 
 # Random differential queries (scripts/fuzz.py): each run with pg_gpu off and forced,
 # results and errors compared, pg_gpu_stats counting the GPU runs.  Without a GPU on a

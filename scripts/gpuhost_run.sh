@@ -55,6 +55,13 @@ if [ -n "${SSB:-}" ]; then
   python3 bench/ssb/ssb.py --out "$OUT" $SSB > "$OUT/ssb.log" 2>&1; echo "ssb rc=$?"
   tail -25 "$OUT/ssb.log"
 fi
+# TPC-H (bench/tpch/tpch.py), with the arguments in TPCH ("--sf 10"; "--sf 10 --modes
+# pg8,forced --queries Q1,Q6"): tpchgen-cli from the wheel in .tpchgen/ (`make tpchgen`
+# here first; carry .tpchgen with .gpuhost).  Modes default to pg8,default,forced,cache.
+if [ -n "${TPCH:-}" ]; then
+  PYTHONUNBUFFERED=1 python3 bench/tpch/tpch.py --out "$OUT" $TPCH > "$OUT/tpch.log" 2>&1; echo "tpch rc=$?"
+  tail -45 "$OUT/tpch.log"
+fi
 # BASE_CONF: postgresql.conf lines for a baseline of the connection, bench and SSB runs
 # below, run first in the same call ("pg_gpu.service = off"); results under $OUT/base
 if [ -n "${BASE_CONF:-}" ]; then
