@@ -20,7 +20,7 @@ for w in $(seq 0 7); do
 done
 wait
 $P -c "VACUUM (FREEZE, ANALYZE) li_smoke"
-echo "loaded $ROWS rows in $(echo "$(date +%s.%N) - $t0" | bc) s; $(psql -X -At -c "SELECT pg_size_pretty(pg_relation_size('li_smoke'))")"
+echo "loaded $ROWS rows in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{printf "%.1f", a - b}') s; $(psql -X -At -c "SELECT pg_size_pretty(pg_relation_size('li_smoke'))")"
 Q1="SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice),
   sum(l_extendedprice * (1 - l_discount)), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)),
   avg(l_quantity), avg(l_extendedprice), avg(l_discount), count(*) FROM li_smoke
@@ -44,12 +44,12 @@ for q in Q1 Q6; do
   sql=${!q}
   pg=$(run pg8 "$PG8" "$sql" $q); d=$(run def "$DEF" "$sql" $q); f=$(run force "$FORCE" "$sql" $q)
   same=$(cmp -s /tmp/smoke_pg8_$q.txt /tmp/smoke_def_$q.txt && cmp -s /tmp/smoke_pg8_$q.txt /tmp/smoke_force_$q.txt && echo yes || echo NO)
-  echo "$q: pg8 $pg ms, default $d ms ($(echo "scale=1; $pg / $d" | bc)x), forced $f ms ($(echo "scale=1; $pg / $f" | bc)x), answers equal: $same"
+  echo "$q: pg8 $pg ms, default $d ms ($(awk -v a="$pg" -v b="$d" 'BEGIN{printf "%.1f", a / b}')x), forced $f ms ($(awk -v a="$pg" -v b="$f" 'BEGIN{printf "%.1f", a / b}')x), answers equal: $same"
   { echo "$DEF"; echo "EXPLAIN (ANALYZE, COSTS OFF) $sql;"; } | psql -X -q 2>&1 | grep -i "gpu\|custom\|seq scan\|time" | head -12
 done
 t0=$(date +%s.%N)
 psql -X -At -c "SELECT pg_gpu_cache_table('li_smoke')" > /dev/null
-echo "cached in $(echo "$(date +%s.%N) - $t0" | bc) s: $(psql -X -At -c "SELECT columns, blocks FROM pg_gpu_cache")"
+echo "cached in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{printf "%.1f", a - b}') s: $(psql -X -At -c "SELECT columns, blocks FROM pg_gpu_cache")"
 for q in Q1 Q6; do
   sql=${!q}
   c=$(run cache "$DEF" "$sql" $q)

@@ -490,6 +490,79 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 	});
 }
 
+/* The index just past the UTF-8 character at s[i]: its continuation bytes are 10xxxxxx. */
+PG_GPU_HD uint32_t
+utf8_next(const uint8_t *s, uint32_t n, uint32_t i)
+{
+	for (i++; i < n && (s[i] & 0xC0) == 0x80; i++)
+		;
+	return i;
+}
+
+/*
+ * Whether text t matches a compiled LIKE pattern p (PG_GPU_LIKE_ANY/_ONE for % and
+ * _, every other byte literal).  Backtracking to the last % only is exact: the
+ * pieces between two %s match a fixed number of characters, so the leftmost place
+ * of a piece also ends leftmost, and a later % can take up whatever an earlier
+ * placement left (docs/SEMANTICS.md 24).  Literal bytes compare as bytes, as
+ * PostgreSQL's UTF8_MatchText does; % restarts and _ step by characters, so
+ * both stay on character boundaries.  At most tn x pn steps.
+ */
+PG_GPU_HD bool
+like_match(const uint8_t *t, uint32_t tn, const uint8_t *p, uint32_t pn)
+{
+	const uint32_t none = 0xFFFFFFFFu;
+	uint32_t	ti = 0,
+				pi = 0;
+	uint32_t	star_p = none,
+				star_t = 0;
+
+	for (;;)
+	{
+		if (pi < pn && p[pi] == PG_GPU_LIKE_ANY)
+		{
+			star_p = ++pi;
+			star_t = ti;
+			continue;
+		}
+		if (pi == pn && ti == tn)
+			return true;
+		if (pi < pn && ti < tn && (p[pi] == PG_GPU_LIKE_ONE || p[pi] == t[ti]))
+		{
+			ti = p[pi] == PG_GPU_LIKE_ONE ? utf8_next(t, tn, ti) : ti + 1;
+			pi++;
+			continue;
+		}
+		/* a mismatch: the last % takes one more character, if there is one */
+		if (star_p == none || star_t >= tn)
+			return false;
+		star_t = utf8_next(t, tn, star_t);
+		ti = star_t;
+		pi = star_p;
+	}
+}
+
+/*
+ * text_substring's characters skip + 1 .. skip + count of a text value, in place
+ * (count PG_GPU_SUBSTR_ALL: to the end); past the end, the empty string.
+ */
+PG_GPU_HD void
+text_substr(pval &x, uint32_t skip, uint32_t count)
+{
+	const uint8_t *s = (const uint8_t *) (uintptr_t) x.bits;
+	uint32_t	n = x.len;
+	uint32_t	i = 0,
+				j;
+
+	for (uint32_t k = 0; k < skip && i < n; k++)
+		i = utf8_next(s, n, i);
+	j = i;
+	for (uint32_t k = 0; k < count && j < n; k++)
+		j = utf8_next(s, n, j);
+	x.bits += i;
+	x.len = j - i;
+}
+
 /*
  * A strict binary operator's operands, x = st[sp - 2] and y = st[sp - 1]: y is
  * popped and x's slot takes the result; false (x made NULL) when either is NULL.
@@ -800,6 +873,63 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					x.len = 0;
 					break;
 				}
+			case PG_GPU_OP_JUMP:
+				pc = in.a - 1;
+				break;
+			case PG_GPU_OP_JUMP_UNLESS:
+				{
+					const pval	c = st[--sp];
+
+					if (c.null || c.bits == 0)
+						pc = in.a - 1;	/* the branch not taken is not evaluated */
+					break;
+				}
+			case PG_GPU_OP_JUMP_NOTNULL:
+				if (!st[sp - 1].null)
+					pc = in.a - 1;
+				else
+					sp--;
+				break;
+			case PG_GPU_OP_PICK:
+				st[sp] = st[in.a];
+				sp++;
+				break;
+			case PG_GPU_OP_NIP:
+				st[sp - 2] = st[sp - 1];
+				sp--;
+				break;
+			case PG_GPU_OP_NULLIF:
+				{
+					const pval	c = st[--sp];
+
+					if (!c.null && c.bits != 0)
+						st[sp - 1].null = true;
+					break;
+				}
+			case PG_GPU_OP_LIKE:
+				{
+					pval	   &x = st[sp - 1];
+					const pval	p = const_value(task, in.a, PG_GPU_TEXT);
+					bool		m;
+
+					if (x.null)
+						break;
+					m = like_match((const uint8_t *) (uintptr_t) x.bits, x.len,
+								   (const uint8_t *) (uintptr_t) p.bits, p.len);
+					x.bits = (m != (in.b != 0)) ? 1 : 0;
+					x.len = 0;
+					break;
+				}
+			case PG_GPU_OP_SUBSTR:
+				if (!st[sp - 1].null)
+					text_substr(st[sp - 1], (uint32_t) (task.consts[in.a] >> 32),
+								(uint32_t) task.consts[in.a]);
+				break;
+			case PG_GPU_OP_RTRIM:
+				if (!st[sp - 1].null)
+					st[sp - 1].len = text_len((const uint8_t *) (uintptr_t) st[sp - 1].bits,
+											  st[sp - 1].len, PG_GPU_BPCHAR);
+				break;
 			default:
 				return false;
 		}

@@ -223,11 +223,36 @@ typedef enum pg_gpu_opcode
 								 * equal to x, NULL when none, x is NULL or
 								 * the value is (a star join's dimension
 								 * column: pg_gpu_keyset_payload) */
-	PG_GPU_OP_RESCALE			/* type DECIMAL: the value b places below the
+	PG_GPU_OP_RESCALE,			/* type DECIMAL: the value b places below the
 								 * top (0: the top) times 10^a, its dscale
 								 * unchanged (operands of + - and comparisons
 								 * are brought to one scale) */
+	/*
+	 * Lazy evaluation (CASE, COALESCE): jump targets are absolute indexes in
+	 * prog, forward, within the program.
+	 */
+	PG_GPU_OP_JUMP,				/* jump to a */
+	PG_GPU_OP_JUMP_UNLESS,		/* pop a bool; FALSE or NULL: jump to a */
+	PG_GPU_OP_JUMP_NOTNULL,		/* top not NULL: jump to a (kept); else pop it */
+	PG_GPU_OP_PICK,				/* push a copy of stack slot a (from the bottom) */
+	PG_GPU_OP_NIP,				/* drop the value under the top */
+	PG_GPU_OP_NULLIF,			/* pop a bool; TRUE: the new top becomes NULL */
+	/* text (UTF-8 databases only: docs/SEMANTICS.md 24) */
+	PG_GPU_OP_LIKE,				/* type: operand type, a: constant holding the
+								 * pattern (pg_gpu_like_*), b = 1: NOT LIKE */
+	PG_GPU_OP_SUBSTR,			/* a: constant skip << 32 | count, in characters
+								 * (count PG_GPU_SUBSTR_ALL: to the end) */
+	PG_GPU_OP_RTRIM				/* bpchar to text: trailing blanks dropped */
 } pg_gpu_opcode;
+
+/*
+ * A LIKE pattern as the compiler hands it to PG_GPU_OP_LIKE: escapes resolved,
+ * literal bytes as themselves, % and _ as bytes that valid UTF-8 never holds,
+ * runs of % as one.
+ */
+#define PG_GPU_LIKE_ANY		0xFF	/* % */
+#define PG_GPU_LIKE_ONE		0xFE	/* _ : one character */
+#define PG_GPU_SUBSTR_ALL	0xFFFFFFFFu
 
 typedef enum pg_gpu_cmp
 {

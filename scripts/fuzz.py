@@ -1045,10 +1045,12 @@ class Gen:
                                  lit_for(r, d, e.kind, FACT_META[name][1]))
         if x < 0.91:
             return r.choice(["%s.b", "NOT %s.b", "%s.b IS NOT TRUE", "%s.b = true"]) % a
+        if x < 0.935:
+            return self.text_atom(r, a, q_)
         if x < 0.95:
             # the engine cannot run these: PostgreSQL's plan
-            return r.choice(["%s.t LIKE 'k1%'", "length(%s.t) > 2", "%s.n > 100",
-                             "CASE WHEN %s.i4 > 0 THEN true ELSE %s.b END",
+            return r.choice(["%s.t ILIKE 'k1%'", "length(%s.t) > 2", "%s.n > 100",
+                             "%s.t LIKE %s.v", "%s.t LIKE 'k\\'",
                              "%s.f8 > %s.i4"]).replace("%s", a)
         # arithmetic that may overflow or divide by zero
         q_.flags.add("arith_where")
@@ -1057,6 +1059,61 @@ class Gen:
             "%s.i4 % %s.g > 0", "%s.f8 / %s.f4 > 1", "%s.f8x * 10 > 0", "abs(%s.i4) > 5",
             "-%s.i2 > 0", "%s.i4 * %s.i4 > 100", "%s.f8 * %s.f8 < 1e10", "%s.i2 + 1::int2 > 0",
         ]).replace("%s", a)
+
+    def like_pattern(self, r):
+        """A LIKE pattern: pieces of the data's text, wildcards and escapes."""
+        d = self.d
+        out = []
+        for _ in range(r.choice([0, 1, 2, 3, 3, 4, 5])):
+            x = r.random()
+            if x < 0.3:
+                out.append("%")
+            elif x < 0.45:
+                out.append("_")
+            elif x < 0.5:
+                out.append(r.choice(["\\%", "\\_", "\\\\", "\\k", "%%"]))
+            else:
+                s = r.choice(d.p_text + ["k1", "k2", "ä", "日", "ab", "P"])
+                if s:
+                    i = r.randrange(len(s))
+                    s = s[i:i + r.randint(1, 3)]
+                out.append(s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"))
+        return "".join(out)
+
+    def text_atom(self, r, a, q_):
+        """LIKE / NOT LIKE, CASE, COALESCE, NULLIF, substring: what the GPU runs lazily."""
+        x = r.random()
+        if x < 0.5:
+            col = r.choice(["t", "t", "v", "c", "tl", "c"])
+            e = "%s.%s" % (a, col)
+            if r.random() < 0.15:
+                e = r.choice(["substring(%s from 2 for 3)", "substr(%s, 1, 2)", "left(%s, 2)",
+                              "%s::text"]) % e
+            neg = "NOT " if r.random() < 0.3 else ""
+            pat = self.like_pattern(r)
+            if r.random() < 0.1 and "!" not in pat:
+                return "%s %sLIKE %s ESCAPE '!'" % (e, neg, q(pat.replace("\\", "!")))
+            return "%s %sLIKE %s" % (e, neg, q(pat))
+        if x < 0.75:
+            # division by zero only in the branch not taken
+            return r.choice([
+                "CASE WHEN %s.g2 <> 0 THEN 100 / %s.g2 > 1 ELSE %s.b END",
+                "CASE WHEN %s.i4 > 0 THEN true WHEN %s.i4 < 0 THEN %s.b END",
+                "CASE %s.g WHEN 0 THEN %s.t LIKE 'k%' WHEN 1 THEN false ELSE %s.i2 > 0 END",
+                "CASE WHEN %s.t LIKE '%1%' THEN %s.i2 ELSE %s.g END > 0",
+                "COALESCE(%s.i2, %s.g2, 0) > 3",
+                "COALESCE(%s.t, %s.v) LIKE 'k_%'",
+                "NULLIF(%s.g, 1) IS NULL",
+                "100 / NULLIF(%s.g2, 0) > 2",
+                "CASE WHEN %s.f8 > 0 THEN %s.f8 ELSE -%s.f8 END < 100",
+            ]).replace("%s", a)
+        e = "%s.%s" % (a, r.choice(["t", "v", "c", "tl"]))
+        sub = r.choice(["substring(%s from %d for %d)" % (e, r.randint(-2, 4), r.randint(0, 3)),
+                        "substr(%s, %d)" % (e, r.randint(-1, 5)), "left(%s, %d)" % (e, r.randint(0, 3))])
+        if r.random() < 0.5:
+            return "%s IN (%s)" % (sub, ", ".join(q(r.choice(["k1", "k", "", "ab", "äö", "日本", "1", "P"]))
+                                                  for _ in range(r.randint(1, 4))))
+        return "%s %s %s" % (sub, r.choice(["=", "<>"]), q(r.choice(["k1", "k", "", "ab", "ä", "PP"])))
 
     def pred(self, r, a, q_, depth=0):
         x = r.random()
@@ -1085,6 +1142,12 @@ class Gen:
         if fn not in ("min", "max", "sum", "avg") and e.huge and r.random() < 0.75:
             # the spread of huge values overflows Youngs-Cramer nearly always: mostly others
             e = self.num(r, a, 1)
+        if r.random() < 0.12:
+            # evaluated lazily: the ELSE (or a later WHEN) is not computed where not taken
+            alt = r.choice(["0", "NULL", e.sql])
+            e = E("CASE WHEN %s THEN %s ELSE %s END" % (self.text_atom(r, a, q_) if r.random() < 0.5
+                                                        else self.atom(r, a, q_), e.sql, alt),
+                  e.kind, e.M, e.Mo, e.huge, e.mono, e.one, e.exact, e.width)
         return "%s(%s)" % (fn, e.sql), self.tol(fn, e, q_)
 
     def tol(self, fn, e, q_):
@@ -1427,6 +1490,14 @@ class Gen:
         if x < 0.65:
             return r.choice(["%s.i4 % 10", "%s.i2 / 100", "%s.i8 % 7", "(%s.id % 50)::int2",
                              "%s.g + 1", "-%s.g2", "%s.f8 > 0", "%s.f4 * 2"]).replace("%s", a)
+        if x < 0.72:
+            # substrings (text keys within a column's bytes) and CASE keys
+            return r.choice(["substring(%s.t from 1 for 2)", "substr(%s.v, 2, 3)",
+                             "substring(%s.c from 1 for 1)", "left(%s.t, 1)", "%s.c::text",
+                             "substring(%s.tl from 2)",
+                             "CASE WHEN %s.t LIKE 'k1%' THEN 1 WHEN %s.g2 > 0 THEN 2 END",
+                             "CASE %s.g WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'x' END",
+                             "COALESCE(%s.i2, -1)"]).replace("%s", a)
         if x < 0.85:
             return "%s.%s" % (a, r.choice(["i4", "id", "f8", "ts", "tz", "t", "v", "i8", "f8x", "n"]))
         return r.choice(["%s.tl", "%s.n", "lower(%s.t)", "date_trunc('year', %s.ts)",

@@ -42,6 +42,7 @@ void		agg_tests(std::mt19937_64 &rng, bool gpu);
 void		group_tests(std::mt19937_64 &rng, bool gpu);
 void		keyset_tests(std::mt19937_64 &rng, bool gpu);
 void		sort_tests(std::mt19937_64 &rng, bool gpu);
+void		expr_tests(std::mt19937_64 &rng, bool gpu);
 
 /* ---- a tiny heap page writer ------------------------------------------- */
 

@@ -38,7 +38,16 @@ valid_agg_task(const pg_gpu_agg_task *t)
 
 		if ((in.op == PG_GPU_OP_COL && in.a >= t->ncols) ||
 			(in.op == PG_GPU_OP_CONST && in.a >= PG_GPU_MAX_CONSTS) ||
-			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS))
+			(in.op == PG_GPU_OP_IN && in.a + in.b > PG_GPU_MAX_CONSTS) ||
+			((in.op == PG_GPU_OP_LIKE || in.op == PG_GPU_OP_SUBSTR) &&
+			 (in.a >= PG_GPU_MAX_CONSTS || ((t->const_null >> in.a) & 1))) ||
+			(in.op == PG_GPU_OP_PICK && in.a >= PG_GPU_MAX_STACK))
+			return false;
+		/* jumps go forward, at most to the end of the programs */
+		if ((in.op == PG_GPU_OP_JUMP || in.op == PG_GPU_OP_JUMP_UNLESS ||
+			 in.op == PG_GPU_OP_JUMP_NOTNULL || in.op == PG_GPU_OP_AND_STEP ||
+			 in.op == PG_GPU_OP_OR_STEP) &&
+			(in.a <= i || in.a > t->nprog))
 			return false;
 		/* a set the caller filled in */
 		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT ||
@@ -52,7 +61,8 @@ valid_agg_task(const pg_gpu_agg_task *t)
 			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
 			return false;
 		/* text constants lie inside the pool */
-		int			nc = in.op == PG_GPU_OP_CONST ? 1 : in.op == PG_GPU_OP_IN ? (int) in.b : 0;
+		int			nc = (in.op == PG_GPU_OP_CONST || in.op == PG_GPU_OP_LIKE) ? 1
+			: in.op == PG_GPU_OP_IN ? (int) in.b : 0;
 
 		for (int j = 0; is_text_type(in.type) && j < nc; j++)
 		{

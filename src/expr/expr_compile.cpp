@@ -22,6 +22,12 @@
  *                                        comparisons, integer to numeric: exact
  *                                        scaled integers (expr_numeric.cpp)
  *   date OP timestamp constant           as a date comparison (expr_datetime.cpp)
+ *   LIKE, NOT LIKE                       a constant pattern, deterministic
+ *                                        collation, UTF-8 database (compile_like)
+ *   substring/substr/left, ::text        constant start and length, UTF-8
+ *                                        characters; bpchar to text drops blanks
+ *   CASE, COALESCE, NULLIF               lazily, with forward jumps: a branch not
+ *                                        taken is not evaluated (and cannot fail)
  *
  * BETWEEN arrives here already rewritten into two comparisons.
  */
@@ -347,6 +353,21 @@ add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
 		t->const_null |= UINT64CONST(1) << n;
 	*idx = n;
 	c->nconst++;
+	return true;
+}
+
+/* Bytes as a text constant (a LIKE pattern compiled here). */
+static bool
+add_bytes_const(PgGpuCompiler *c, const uint8 *b, int len, int *idx)
+{
+	pg_gpu_agg_task *t = c->task;
+
+	if (c->nconst >= PG_GPU_MAX_CONSTS || len > PG_GPU_MAX_STRPOOL - c->nstr)
+		return false;
+	memcpy(t->strpool + c->nstr, b, len);
+	t->consts[c->nconst] = ((uint64) c->nstr << 32) | (uint32) len;
+	c->nstr += len;
+	*idx = c->nconst++;
 	return true;
 }
 
@@ -816,6 +837,273 @@ compile_subplan(PgGpuCompiler *c, SubPlan *sp, int *type)
 	return emit(c, PG_GPU_OP_IN_SET, keytype, set, 0, 0);
 }
 
+/*
+ * x LIKE / NOT LIKE a constant pattern (textlike, bpcharlike and their negations;
+ * bpcharlike is textlike on the blank-padded value).  Refused: a pattern that is
+ * not a constant, a database encoding other than UTF-8 (like.c's other matchers
+ * count characters differently, and the pattern's markers below could be
+ * characters), a nondeterministic collation (PostgreSQL raises its error), and a
+ * pattern ending in a lone escape, which PostgreSQL rejects with an error when
+ * its matcher reaches it.  ESCAPE 'x' arrives folded by like_escape() into a
+ * pattern with the default escape.  The pattern is rewritten for like_match
+ * (expr.cuh): escapes resolved, % and _ as PG_GPU_LIKE_ANY / _ONE, bytes valid
+ * UTF-8 never holds.
+ */
+static bool
+compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *type)
+{
+	Node	   *pat;
+	text	   *p;
+	const uint8 *b;
+	int			n,
+				m = 0,
+				idx,
+				t;
+	uint8		buf[PG_GPU_MAX_STRPOOL];
+
+	if (list_length(args) != 2 || GetDatabaseEncoding() != PG_UTF8 ||
+		!PgGpuCollationIsDeterministic(collid))
+		return false;
+	pat = (Node *) lsecond(args);
+	while (IsA(pat, RelabelType))
+		pat = (Node *) ((RelabelType *) pat)->arg;
+	if (!IsA(pat, Const) || ((Const *) pat)->constisnull ||
+		PgGpuValueType(((Const *) pat)->consttype) != PG_GPU_TEXT)
+		return false;
+	p = DatumGetTextPP(((Const *) pat)->constvalue);
+	b = (const uint8 *) VARDATA_ANY(p);
+	n = VARSIZE_ANY_EXHDR(p);
+	for (int i = 0; i < n; i++)
+	{
+		uint8		ch = b[i];
+
+		if (m >= (int) sizeof(buf))
+			return false;
+		if (ch == '\\')
+		{
+			if (++i == n)
+				return false;	/* "must not end with escape character" */
+			buf[m++] = b[i];
+		}
+		else if (ch == '%')
+		{
+			/* %% is %: one place to backtrack to */
+			if (m == 0 || buf[m - 1] != PG_GPU_LIKE_ANY)
+				buf[m++] = PG_GPU_LIKE_ANY;
+		}
+		else if (ch == '_')
+			buf[m++] = PG_GPU_LIKE_ONE;
+		else
+			buf[m++] = ch;
+	}
+	if (!compile(c, (Expr *) linitial(args), &t) || !is_text(t) ||
+		!add_bytes_const(c, buf, m, &idx))
+		return false;
+	*type = PG_GPU_BOOL;
+	return emit(c, PG_GPU_OP_LIKE, t, idx, negate ? 1 : 0, 0);
+}
+
+/* A non-NULL int4 constant's value. */
+static bool
+int4_const(Node *n, int32 *v)
+{
+	if (!IsA(n, Const) || ((Const *) n)->constisnull || ((Const *) n)->consttype != INT4OID)
+		return false;
+	*v = DatumGetInt32(((Const *) n)->constvalue);
+	return true;
+}
+
+/*
+ * substring(x from s for l), substr(x, s[, l]) and left(x, l >= 0) with constant
+ * s and l, as text_substring computes them in a UTF-8 database: characters
+ * max(s, 1) .. s + l - 1; a negative length raises (refused here), an end past
+ * int4 means to the end of the string.
+ */
+static bool
+compile_substr(PgGpuCompiler *c, FuncExpr *f, int *type)
+{
+	int64		skip = 0,
+				count = PG_GPU_SUBSTR_ALL;
+	int32		start = 1,
+				len = 0;
+	int			nargs = list_length(f->args);
+	int			t,
+				idx;
+
+	if (GetDatabaseEncoding() != PG_UTF8 || nargs < 2 || nargs > 3)
+		return false;
+	if (f->funcid == F_LEFT)
+	{
+		if (nargs != 2 || !int4_const((Node *) lsecond(f->args), &len) || len < 0)
+			return false;
+		count = len;
+	}
+	else
+	{
+		if (!int4_const((Node *) lsecond(f->args), &start))
+			return false;
+		skip = Max(start, 1) - 1;
+		if (nargs == 3)
+		{
+			int64		end;
+
+			if (!int4_const((Node *) lthird(f->args), &len) || len < 0)
+				return false;
+			end = (int64) start + len;
+			if (end < 1)
+				count = 0;
+			else if (end <= PG_INT32_MAX)
+				count = end - (skip + 1);
+		}
+	}
+	if (!compile(c, (Expr *) linitial(f->args), &t) || t != PG_GPU_TEXT ||
+		!add_const(c, Int64GetDatum((int64) (((uint64) skip << 32) | (uint64) count)), false,
+				   PG_GPU_INT8, &idx))
+		return false;
+	*type = PG_GPU_TEXT;
+	return emit(c, PG_GPU_OP_SUBSTR, PG_GPU_TEXT, idx, 0, 0);
+}
+
+bool
+PgGpuIsColumnText(Expr *expr, Index relid)
+{
+	for (;;)
+	{
+		if (IsA(expr, RelabelType))
+			expr = ((RelabelType *) expr)->arg;
+		else if (IsA(expr, FuncExpr) && ((FuncExpr *) expr)->args != NIL &&
+				 (((FuncExpr *) expr)->funcid == F_TEXT_BPCHAR ||
+				  ((FuncExpr *) expr)->funcid == F_SUBSTR_TEXT_INT4_INT4 ||
+				  ((FuncExpr *) expr)->funcid == F_SUBSTR_TEXT_INT4 ||
+				  ((FuncExpr *) expr)->funcid == F_SUBSTRING_TEXT_INT4_INT4 ||
+				  ((FuncExpr *) expr)->funcid == F_SUBSTRING_TEXT_INT4 ||
+				  ((FuncExpr *) expr)->funcid == F_LEFT))
+			expr = (Expr *) linitial(((FuncExpr *) expr)->args);
+		else
+			break;
+	}
+	return IsA(expr, Var) && ((Var *) expr)->varno == (int) relid &&
+		((Var *) expr)->varlevelsup == 0 && ((Var *) expr)->varattno > 0;
+}
+
+/*
+ * CASE, searched or simple (CASE x WHEN v ...: x once, on the stack, read by
+ * each WHEN's CaseTestExpr).  Each WHEN's test jumps past its result when not
+ * TRUE; each result jumps to the end; so only the branch taken is evaluated, as
+ * ExecInterpExpr does, and a division in a branch not taken cannot fail.  The
+ * parser gives a CASE without ELSE a NULL constant.
+ */
+static bool
+compile_case_body(PgGpuCompiler *c, CaseExpr *ce, int *type)
+{
+	int			rt = PgGpuValueType(ce->casetype);
+	int			ends[PG_GPU_MAX_PROG];
+	int			nends = 0,
+				base,
+				t;
+	ListCell   *lc;
+
+	if (rt == 0 || ce->defresult == NULL)
+		return false;
+	if (ce->arg != NULL)
+	{
+		if (!compile(c, ce->arg, &t))
+			return false;
+		c->case_slot = c->depth;
+		c->case_type = t;
+	}
+	base = c->depth;
+	foreach(lc, ce->args)
+	{
+		CaseWhen   *w = lfirst_node(CaseWhen, lc);
+		int			skip;
+
+		if (!compile(c, w->expr, &t) || t != PG_GPU_BOOL)
+			return false;
+		skip = c->task->nprog;
+		if (!emit(c, PG_GPU_OP_JUMP_UNLESS, PG_GPU_BOOL, 0, 0, -1) ||
+			!compile(c, w->result, &t) || t != rt)
+			return false;
+		ends[nends++] = c->task->nprog;
+		if (!emit(c, PG_GPU_OP_JUMP, rt, 0, 0, 0))
+			return false;
+		c->task->prog[skip].a = (uint16) c->task->nprog;
+		c->depth = base;		/* the next test starts where this one did */
+	}
+	if (!compile(c, ce->defresult, &t) || t != rt)
+		return false;
+	for (int i = 0; i < nends; i++)
+		c->task->prog[ends[i]].a = (uint16) c->task->nprog;
+	if (ce->arg != NULL && !emit(c, PG_GPU_OP_NIP, rt, 0, 0, -1))
+		return false;
+	*type = rt;
+	return true;
+}
+
+/* The same; a nested CASE's operand in place of an enclosing one's while it lasts. */
+static bool
+compile_case(PgGpuCompiler *c, CaseExpr *ce, int *type)
+{
+	int			saved_slot = c->case_slot,
+				saved_type = c->case_type;
+	bool		ok = compile_case_body(c, ce, type);
+
+	c->case_slot = saved_slot;
+	c->case_type = saved_type;
+	return ok;
+}
+
+/* COALESCE: the first argument that is not NULL; the later ones not evaluated. */
+static bool
+compile_coalesce(PgGpuCompiler *c, CoalesceExpr *ce, int *type)
+{
+	int			rt = PgGpuValueType(ce->coalescetype);
+	int			ends[PG_GPU_MAX_PROG];
+	int			nends = 0,
+				t;
+	ListCell   *lc;
+
+	if (rt == 0)
+		return false;
+	foreach(lc, ce->args)
+	{
+		if (!compile(c, (Expr *) lfirst(lc), &t) || t != rt)
+			return false;
+		if (lnext(ce->args, lc) == NULL)
+			break;
+		ends[nends++] = c->task->nprog;
+		if (!emit(c, PG_GPU_OP_JUMP_NOTNULL, rt, 0, 0, -1))
+			return false;
+	}
+	for (int i = 0; i < nends; i++)
+		c->task->prog[ends[i]].a = (uint16) c->task->nprog;
+	*type = rt;
+	return true;
+}
+
+/* NULLIF(a, b): a, unless a = b is TRUE (both are evaluated, as in PostgreSQL). */
+static bool
+compile_nullif(PgGpuCompiler *c, NullIfExpr *ni, int *type)
+{
+	int			cmptype = 0,
+				t,
+				t2;
+
+	if (list_length(ni->args) != 2 ||
+		comparison_of(ni->opno, exprType((Node *) linitial(ni->args)),
+					  exprType((Node *) lsecond(ni->args)), ni->inputcollid,
+					  &cmptype) != PG_GPU_CMP_EQ ||
+		!compile(c, (Expr *) linitial(ni->args), &t) ||
+		t != PgGpuValueType(ni->opresulttype) ||
+		!emit(c, PG_GPU_OP_PICK, t, c->depth - 1, 0, 1) ||
+		!compile(c, (Expr *) lsecond(ni->args), &t2) ||
+		!emit(c, PG_GPU_OP_CMP, cmptype, PG_GPU_CMP_EQ, 0, -1) ||
+		!emit(c, PG_GPU_OP_NULLIF, t, 0, 0, -1))
+		return false;
+	*type = t;
+	return true;
+}
+
 static bool
 compile(PgGpuCompiler *c, Expr *e, int *type)
 {
@@ -880,6 +1168,11 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 				if (rt == 0)
 					return false;
 				set_opfuncid(op);
+				if (op->opfuncid == F_TEXTLIKE || op->opfuncid == F_BPCHARLIKE ||
+					op->opfuncid == F_TEXTNLIKE || op->opfuncid == F_BPCHARNLIKE)
+					return compile_like(c, op->args, op->inputcollid,
+										op->opfuncid == F_TEXTNLIKE ||
+										op->opfuncid == F_BPCHARNLIKE, type);
 				if (rt == PG_GPU_BOOL)
 				{
 					int			cmptype = 0,
@@ -928,6 +1221,33 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 
 				if (dfn != PG_GPU_DICT_FN_NONE)
 					return compile_dict(c, f, dfn, type);
+				switch (f->funcid)
+				{
+					case F_LIKE_TEXT_TEXT:
+					case F_NOTLIKE_TEXT_TEXT:
+						return compile_like(c, f->args, f->inputcollid,
+											f->funcid == F_NOTLIKE_TEXT_TEXT, type);
+					case F_SUBSTR_TEXT_INT4_INT4:
+					case F_SUBSTR_TEXT_INT4:
+					case F_SUBSTRING_TEXT_INT4_INT4:
+					case F_SUBSTRING_TEXT_INT4:
+					case F_LEFT:
+						return compile_substr(c, f, type);
+					case F_TEXT_BPCHAR:
+						{
+							int			at;
+
+							/* bpchar to text or varchar: rtrim1 */
+							if (list_length(f->args) != 1 || rt != PG_GPU_TEXT ||
+								!compile(c, (Expr *) linitial(f->args), &at) ||
+								at != PG_GPU_BPCHAR)
+								return false;
+							*type = PG_GPU_TEXT;
+							return emit(c, PG_GPU_OP_RTRIM, PG_GPU_TEXT, 0, 0, 0);
+						}
+					default:
+						break;
+				}
 
 				for (size_t i = 0; i < lengthof(cast_fns); i++)
 					if (cast_fns[i] == f->funcid && list_length(f->args) == 1)
@@ -956,6 +1276,21 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			}
 		case T_ScalarArrayOpExpr:
 			return compile_in(c, (ScalarArrayOpExpr *) e, type);
+		case T_CaseExpr:
+			return compile_case(c, (CaseExpr *) e, type);
+		case T_CaseTestExpr:
+			{
+				/* a simple CASE's operand, kept on the stack by compile_case */
+				if (c->case_slot == 0 ||
+					PgGpuValueType(((CaseTestExpr *) e)->typeId) != c->case_type)
+					return false;
+				*type = c->case_type;
+				return emit(c, PG_GPU_OP_PICK, c->case_type, c->case_slot - 1, 0, 1);
+			}
+		case T_CoalesceExpr:
+			return compile_coalesce(c, (CoalesceExpr *) e, type);
+		case T_NullIfExpr:
+			return compile_nullif(c, (NullIfExpr *) e, type);
 		case T_SubPlan:
 			return compile_subplan(c, (SubPlan *) e, type);
 		default:

@@ -48,6 +48,9 @@ typedef struct PgGpuCompiler
 								 * subplan's keys collected on the GPU) */
 	PgGpuCollectTaskFn collect_task;	/* with root: the planner's collect
 										 * task builder (PgGpuCollectTask) */
+	int			case_slot;		/* 1 + the stack slot of the simple CASE's
+								 * operand that CaseTestExpr reads (0: none) */
+	int			case_type;		/* ... and its value type */
 } PgGpuCompiler;
 
 /*
@@ -254,6 +257,14 @@ bool		PgGpuCollationIsBytewise(Oid collid);
 
 /* A GROUP BY key or equality of this text collation can compare bytes. */
 bool		PgGpuCollationIsDeterministic(Oid collid);
+
+/*
+ * Whether a text expression's value always lies within one value of a column of
+ * the scanned table: the column, or substrings and bpchar-to-text casts of it.
+ * Keys copied into the engine's buffers (GROUP BY, collected key sets) must be,
+ * since those buffers are sized by the pages read.
+ */
+bool		PgGpuIsColumnText(Expr *expr, Index relid);
 
 /* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
 bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);

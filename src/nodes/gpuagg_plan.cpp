@@ -81,17 +81,18 @@ needs_of(PgGpuAggState st)
 
 
 /*
- * A text GROUP BY key the hash table can take: a column of the table, grouped by
- * the type's own equality under a deterministic collation, i.e. equal exactly
- * when the bytes are (bpchar: without trailing blanks).  Being a column bounds the
- * bytes a chunk can add to the string arena by the chunk's pages.
+ * A text GROUP BY key the hash table can take: a column of the table (or a
+ * substring of one, PgGpuIsColumnText), grouped by the type's own equality under a
+ * deterministic collation, i.e. equal exactly when the bytes are (bpchar: without
+ * trailing blanks).  Lying in a column bounds the bytes a chunk can add to the
+ * string arena by the chunk's pages.
  */
 static bool
 text_key_ok(SortGroupClause *sgc, Expr *expr, Index relid)
 {
 	Oid			fn = get_opcode(sgc->eqop);
 
-	return PgGpuIsTableColumn(expr, relid) && (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
+	return PgGpuIsColumnText(expr, relid) && (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
 		PgGpuCollationIsDeterministic(exprCollation((Node *) expr));
 }
 

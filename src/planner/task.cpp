@@ -195,6 +195,9 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
 	if (!PgGpuCompileQuals(&c, quals, &task->filter) ||
 		!PgGpuCompileExpr(&c, key, &task->keys[0]) ||
 		PgGpuSetType(task->keys[0].type) != settype ||
+		/* text keys' buffers are sized by the pages: bytes from the table only */
+		((task->keys[0].type == PG_GPU_TEXT || task->keys[0].type == PG_GPU_BPCHAR) &&
+		 !PgGpuIsColumnText(key, rel->relid)) ||
 		c.set_sources != NIL || !PgGpuFinishPrograms(&c) ||
 		!PgGpuRelationSupported(rte->relid, task))
 		return NULL;
