@@ -254,8 +254,8 @@ decode_tests(std::mt19937_64 &rng)
 	/* a dscale above S: refused even for an integral value or zero */
 	{
 		std::vector<uint8_t> one = encode_numeric(false, 100, 2, false);	/* 1.00 */
-		int128		v;
-		uint32_t	ds;
+		int128		v = 0;
+		uint32_t	ds = 0;
 
 		CHECK(!dec_decode(one.data(), (uint32_t) one.size(), 1, &v, &ds),
 			  "1.00 (dscale 2) accepted at S 1");
