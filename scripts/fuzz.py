@@ -810,7 +810,7 @@ NUMCOLS = ["g", "g2", "g2", "i2", "i2", "i4", "i4", "i4", "i8", "i8", "f4", "f4"
 INTCOLS = ["g", "g2", "i2", "i4", "i8", "id"]
 FLOATCOLS = ["f4", "f4x", "f8", "f8x", "f8big"]
 SORTCOLS = ["g", "g2", "i2", "i4", "i8", "f4", "f4x", "f8", "f8x", "n", "d", "ts", "tz", "t", "v",
-            "c", "b"]
+            "c", "b", "n2", "n4"]
 # (fact column, dim column) pairs a join or a key set can use; weights by repetition
 KEY_PAIRS = [("i4", "k")] * 4 + [("i2", "k2"), ("i8", "k8"), ("i2", "k"), ("i4", "k8"),
                                  ("i8", "k"), ("g", "val"), ("g2", "k2")] + \
@@ -1039,14 +1039,15 @@ class Gen:
                 q_.flags.add("arith_where")
             return "%s %s %s" % (e.sql, op, rhs)
         if x < 0.40:
-            e = self.col(r, a, r.choice(NUMCOLS + ["d", "ts", "tz", "t", "n"]))
+            e = self.col(r, a, r.choice(NUMCOLS + ["d", "ts", "tz", "t", "n", "n2", "n4"]))
             typ = FACT_META[e.col][1]
             lo, hi = lit_for(r, d, e.kind, typ), lit_for(r, d, e.kind, typ)
             neg = "NOT " if r.random() < 0.2 else ""
             sym = "SYMMETRIC " if r.random() < 0.1 else ""
             return "%s %sBETWEEN %s%s AND %s" % (e.sql, neg, sym, lo, hi)
         if x < 0.52:
-            name = r.choice(["i2", "i4", "i8", "g", "g2", "f8", "f4", "d", "t", "v", "c", "ts", "b", "n"])
+            name = r.choice(["i2", "i4", "i8", "g", "g2", "f8", "f4", "d", "t", "v", "c", "ts", "b", "n",
+                             "n2", "n4"])
             e = self.col(r, a, name)
             typ = FACT_META[name][1]
             k = r.choice([1, 2, 3, 5, r.randint(17, 40)])
@@ -1989,8 +1990,9 @@ class Gen:
                                                     self.nlit(r))
             off = nk
         # min/max of typmod-less values print the scale of the first equal value met
-        q_.numval = {off + i for i, s_ in enumerate(aggs) if s_[:3] in ("min", "max")}
-        if off and "a.n" in q_.sql.split("GROUP BY")[1]:
+        q_.numval = {off + i for i, s_ in enumerate(aggs)
+                     if s_[:3] in ("min", "max") and re.search(r"a\.n\b", s_)}
+        if off and re.search(r"a\.n\b", key):
             q_.numval |= set(range(off))
 
     def shape_other(self, r, q_):
