@@ -8,6 +8,7 @@
  * first, zero digits stripped at both ends, zero with none) for random values
  * of random display scales and both signs, and for the same values in the long
  * layout (which older servers wrote for every value and which stays readable).
+ * The encoder is checked first against bytes PostgreSQL 15 itself wrote.
  * dec_decode must give back v * 10^S and the dscale, or refuse exactly when the
  * value cannot be kept: NaN and the infinities, a dscale above S, a magnitude
  * of 2^PG_GPU_DEC_BITS or more at S.  dec_mul and dec_rescale are checked
@@ -144,6 +145,86 @@ encode_numeric(bool neg, uint128 u, int ds, bool long_form)
 	for (size_t i = groups.size(); i > first; i--)
 		put16(groups[i - 1]);
 	return out;
+}
+
+/*
+ * Bytes PostgreSQL 15 wrote (heap_page_items of a numeric column, after the
+ * 1-byte varlena header), as hex: the encoder must write the same, and
+ * dec_decode read them back.
+ */
+struct KnownNumeric
+{
+	bool		neg;
+	const char *u;				/* the value * 10^ds, in decimal */
+	int			ds;
+	const char *hex;
+};
+
+static const KnownNumeric known_numerics[] = {
+	{false, "0", 0, "0080"},
+	{false, "0", 2, "0081"},
+	{false, "100", 2, "00810100"},	/* 1.00 */
+	{true, "5", 1, "ffa08813"},	/* -0.5: weight -1 */
+	{false, "123456789123", 3, "828101002909851ace04"},
+	{false, "1000000000000000000000000000000", 0, "07806400"},	/* 1e30 */
+	{true, "1", 20, "7baa0100"},	/* -1e-20 */
+	{false, "1", 4, "7f820100"},
+	{false, "9999999999999999", 8, "01840f270f270f270f27"},
+	{true, "12345678900", 6, "01a301002909851a"},	/* -12345.678900 */
+	{false, "12345678901234567890123455", 1, "868001002909851a7b00d711c52229098813"},
+};
+
+static uint128
+u128_of(const char *s)
+{
+	uint128		v = 0;
+
+	for (; *s; s++)
+		v = v * 10 + (uint128) (*s - '0');
+	return v;
+}
+
+static void
+known_tests()
+{
+	for (const KnownNumeric &k : known_numerics)
+	{
+		std::vector<uint8_t> b = encode_numeric(k.neg, u128_of(k.u), k.ds, false);
+		std::string hex;
+		char		h[3];
+		int128		v = 0;
+		uint32_t	ds = 0;
+		int128		want = (k.neg ? -1 : 1) * (int128) u128_of(k.u) * (int128) pow10_128(24 - k.ds);
+
+		for (uint8_t x : b)
+		{
+			snprintf(h, sizeof(h), "%02x", x);
+			hex += h;
+		}
+		CHECK(hex == k.hex, "%s%s / 10^%d: the test writes %s, PostgreSQL wrote %s",
+			  k.neg ? "-" : "", k.u, k.ds, hex.c_str(), k.hex);
+		/* at S 24 where 2^90 allows, else at the value's own dscale, else refused */
+		if (dec_ok(want))
+			CHECK(dec_decode(b.data(), (uint32_t) b.size(), 24, &v, &ds) && v == want &&
+				  ds == (uint32_t) k.ds, "PostgreSQL's %s at S 24: %s", k.hex, i128_str(v).c_str());
+		else if (dec_ok((int128) u128_of(k.u)))
+			CHECK(dec_decode(b.data(), (uint32_t) b.size(), k.ds, &v, &ds) &&
+				  v == (k.neg ? -1 : 1) * (int128) u128_of(k.u) && ds == (uint32_t) k.ds,
+				  "PostgreSQL's %s at S %d: %s", k.hex, k.ds, i128_str(v).c_str());
+		else
+			CHECK(!dec_decode(b.data(), (uint32_t) b.size(), k.ds, &v, &ds),
+				  "PostgreSQL's %s (2^90 or more) kept", k.hex);
+	}
+
+	/* long headers PostgreSQL wrote: 1.5 of dscale 70, -1e-300 (weight -75, dscale 300) */
+	static const uint8_t dscale70[] = {0x46, 0x00, 0x00, 0x00, 0x01, 0x00, 0x88, 0x13};
+	static const uint8_t tiny[] = {0x2c, 0x41, 0xb5, 0xff, 0x01, 0x00};
+	int128		v;
+	uint32_t	ds;
+
+	CHECK(!dec_decode(dscale70, sizeof(dscale70), PG_GPU_DEC_MAX_SCALE, &v, &ds),
+		  "1.5 of dscale 70 kept");
+	CHECK(!dec_decode(tiny, sizeof(tiny), PG_GPU_DEC_MAX_SCALE, &v, &ds), "-1e-300 kept");
 }
 
 /* A random magnitude: random bit lengths up to 112, with powers of ten and zeros. */
@@ -334,6 +415,7 @@ void
 decimal_tests(std::mt19937_64 &rng, bool gpu)
 {
 	(void) gpu;					/* the routines are host-and-device; the CPU runs them here */
+	known_tests();
 	decode_tests(rng);
 	arithmetic_tests(rng);
 }
