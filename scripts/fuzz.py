@@ -17,7 +17,12 @@ before every 20th query.  Shapes: aggregates with WHERE trees, GROUP BY/HAVING/O
 BY/LIMIT, sorts (WITH TIES, OFFSET), IN/EXISTS/NOT EXISTS/NOT IN/ANY/ALL subqueries and
 lists, inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
 UNION ALL, dictionaries, queries inside transactions that changed their table, PREPARE
-with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.
+with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.  numeric:
+n (typmod-less: NaN, +-Infinity, zeros of several scales, dscales past 8, values past 2^90
+at scale 8), n2 numeric(15,2) and n4 numeric(10,4) (NaN, zeros, their extremes); fv keeps
+only numerics the GPU keeps, so the numeric shape (+ - *, unary minus, int-to-numeric
+casts and comparisons in WHERE and aggregate inputs, sum/avg/min/max/count, a date
+against `date +- interval`) runs there, and falls back over f.
 
 Comparison: rows as a multiset, or in order where the ORDER BY determines it (runs of
 equal sort keys compared as multisets; LIMIT only with a total order or WITH TIES); float
