@@ -17,7 +17,12 @@ before every 20th query.  Shapes: aggregates with WHERE trees, GROUP BY/HAVING/O
 BY/LIMIT, sorts (WITH TIES, OFFSET), IN/EXISTS/NOT EXISTS/NOT IN/ANY/ALL subqueries and
 lists, inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
 UNION ALL, dictionaries, queries inside transactions that changed their table, PREPARE
-with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.
+with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.  numeric:
+n (typmod-less: NaN, +-Infinity, zeros of several scales, dscales past 8, values past 2^90
+at scale 8), n2 numeric(15,2) and n4 numeric(10,4) (NaN, zeros, their extremes); fv keeps
+only numerics the GPU keeps, so the numeric shape (+ - *, unary minus, int-to-numeric
+casts and comparisons in WHERE and aggregate inputs, sum/avg/min/max/count, a date
+against `date +- interval`) runs there, and falls back over f.
 
 Comparison: rows as a multiset, or in order where the ORDER BY determines it (runs of
 equal sort keys compared as multisets; LIMIT only with a total order or WITH TIES); float
@@ -509,6 +514,28 @@ class Data:
         self.p_num = nums + ["NaN", "Infinity", "-Infinity", "0", "1.0", "1.00", "-0.000",
                              "1" + "0" * 60, "0." + "0" * 40 + "1",
                              "123456789012345678901234567890.123456789", "-1e-20"]
+        # near the engine's bound: 2^90 at scale 8 (the scale of typmod-less columns) is
+        # about 1.24e19, so these sum or multiply past it (the CPU's), and a few values
+        # of dscale above 8 (refused: the CPU's); 1e25-ish and beyond 2^90 outright
+        self.p_num += ["12379400392853802.74", "-12379400392853802.74", "9999999999999999999",
+                       "1" + "0" * 25, "-9" * 1 + "9" * 24, "1237940039285380274899124224",
+                       "0.000000001", "-0.0000000000001", "3.14159265358979323846",
+                       "0.00", "-0.00000", "0.000000000", "99999999.99999999"]
+        # numeric(15,2) and numeric(10,4): every value at its column's scale
+        n2 = []
+        for _ in range(500):
+            v = r.choice([r.randint(-10 ** 6, 10 ** 6), r.randint(-10 ** 15 + 1, 10 ** 15 - 1),
+                          r.randint(-100, 100)])
+            n2.append("%s%d.%02d" % ("-" if v < 0 else "", abs(v) // 100, abs(v) % 100))
+        # (a typmod'ed numeric holds NaN but no infinity)
+        self.p_n2 = n2 + ["NaN", "0", "0.00", "-0.0", "0.01", "-0.01",
+                          "9999999999999.99", "-9999999999999.99", "1.005", "2.675"]
+        n4 = []
+        for _ in range(500):
+            v = r.choice([r.randint(-10 ** 5, 10 ** 5), r.randint(-10 ** 10 + 1, 10 ** 10 - 1)])
+            n4.append("%s%d.%04d" % ("-" if v < 0 else "", abs(v) // 10000, abs(v) % 10000))
+        self.p_n4 = n4 + ["NaN", "0", "0.0000", "-0.0001", "0.0001",
+                          "999999.9999", "-999999.9999", "1.00005"]
         self.fact = [self._fact_row(r, i) for i in range(1, nrows + 1)]
         for i in r.sample(range(nrows), 20):      # rows NULL but for id
             self.fact[i] = dict({k: None for k in self.fact[i]}, id=self.fact[i]["id"])
@@ -564,6 +591,8 @@ class Data:
         row["f8x"] = None if self._n(r) else round(r.uniform(-1e3, 1e3), 2)
         row["f8big"] = None if self._n(r) else r.randint(-2000, 2000) / 2
         row["n"] = None if self._n(r) else c(self.p_num)
+        row["n2"] = None if self._n(r) else c(self.p_n2)
+        row["n4"] = None if self._n(r) else c(self.p_n4)
         row["d"] = None if self._n(r) else c(self.p_date)
         row["ts"] = None if self._n(r) else c(self.p_ts)
         row["tz"] = None if self._n(r) else c(self.p_tz)
@@ -629,9 +658,9 @@ class Data:
 
 FACT_DDL = """(id int4 NOT NULL, g int4, g2 int2, i2 int2, i4 int4, i8 int8, f4 float4, f4x float4,
   f8 float8, f8x float8, f8big float8, n numeric, d date, ts timestamp, tz timestamptz,
-  t text, v varchar(24), c char(8), b bool, tl text)"""
+  t text, v varchar(24), c char(8), b bool, tl text, n2 numeric(15,2), n4 numeric(10,4))"""
 FACT_COLS = ["id", "g", "g2", "i2", "i4", "i8", "f4", "f4x", "f8", "f8x", "f8big", "n", "d", "ts",
-             "tz", "t", "v", "c", "b", "tl"]
+             "tz", "t", "v", "c", "b", "tl", "n2", "n4"]
 DIM_DDL = """(did int4 NOT NULL, k int4, k2 int2, k8 int8, kt text, kv varchar(24), kc char(6),
   kd date, kts timestamp, ktz timestamptz, val int4, w float8)"""
 DIM_COLS = ["did", "k", "k2", "k8", "kt", "kv", "kc", "kd", "kts", "ktz", "val", "w"]
@@ -673,6 +702,11 @@ def setup_statements(data):
         # fv: half of f, vacuumed (all-visible, frozen): the fast paths and the table cache
         ("CREATE TABLE fv %s WITH (autovacuum_enabled = off, fillfactor = 70)" % FACT_DDL, None),
         ("INSERT INTO fv SELECT * FROM f WHERE id % 2 = 0", None),
+        # fv's numerics are the ones the GPU keeps (no NaN, +-Infinity, dscale above 8 or
+        # huge values), so that numeric queries over fv run there; f keeps them all
+        ("UPDATE fv SET n = CASE WHEN n = 'NaN' OR abs(n) >= 1e15 OR scale(n) > 8 THEN NULL "
+         "ELSE n END, n2 = NULLIF(n2, 'NaN'), n4 = NULLIF(n4, 'NaN') WHERE n = 'NaN' OR "
+         "abs(n) >= 1e15 OR scale(n) > 8 OR n2 = 'NaN' OR n4 = 'NaN'", None),
         ("VACUUM (FREEZE, ANALYZE) fv", None),
         # fp: partitioned (one partition vacuumed)
         ("CREATE TABLE fp %s PARTITION BY RANGE (id)" % FACT_DDL, None),
@@ -697,7 +731,7 @@ def setup_statements(data):
         ("BEGIN", None),
         ("INSERT INTO f SELECT -id, g, g2, 32767, 2147483647, 9223372036854775807, 'NaN', 1e38, "
          "1e308, 1e308, 1e308, 'NaN', 'infinity', 'infinity', 'infinity', 'ROLLED BACK', 'rb', 'rb', "
-         "true, 'rb' FROM f WHERE id % 9 = 0", None),
+         "true, 'rb', 'NaN', 1 FROM f WHERE id % 9 = 0", None),
         ("DELETE FROM f WHERE id % 29 = 1", None),
         ("ROLLBACK", None),
         ("UPDATE f SET f8 = f8 WHERE id %% 97 = 5 AND id > %d" % (n // 2), None),
@@ -759,6 +793,8 @@ FACT_META = {
     "f8x": ("float", "float8", DBL_MAX, 1e3, True, False, True, False),
     "f8big": ("float", "float8", 1e307, 1e3, True, True, False, False),
     "n": ("numeric", "numeric", 0, None, False, True, True, True),
+    "n2": ("numeric", "numeric", 0, None, False, True, True, True),
+    "n4": ("numeric", "numeric", 0, None, False, True, True, True),
     "d": ("date", "date", 0, None, False, True, True, True),
     "ts": ("ts", "timestamp", 0, None, False, True, True, True),
     "tz": ("tz", "timestamptz", 0, None, False, True, True, True),
@@ -779,7 +815,7 @@ NUMCOLS = ["g", "g2", "g2", "i2", "i2", "i4", "i4", "i4", "i8", "i8", "f4", "f4"
 INTCOLS = ["g", "g2", "i2", "i4", "i8", "id"]
 FLOATCOLS = ["f4", "f4x", "f8", "f8x", "f8big"]
 SORTCOLS = ["g", "g2", "i2", "i4", "i8", "f4", "f4x", "f8", "f8x", "n", "d", "ts", "tz", "t", "v",
-            "c", "b"]
+            "c", "b", "n2", "n4"]
 # (fact column, dim column) pairs a join or a key set can use; weights by repetition
 KEY_PAIRS = [("i4", "k")] * 4 + [("i2", "k2"), ("i8", "k8"), ("i2", "k"), ("i4", "k8"),
                                  ("i8", "k"), ("g", "val"), ("g2", "k2")] + \
@@ -791,7 +827,7 @@ AGG_FLOAT = ["sum", "avg", "stddev", "stddev_samp", "stddev_pop", "variance", "v
 SHAPES = [("agg", 16), ("group", 18), ("sort", 14), ("semi", 12), ("join", 11), ("star", 8),
           ("anyarray", 6),
           ("gpu_aggs", 4), ("slot_sort", 5), ("left_join", 3), ("txn", 4), ("prepared", 4),
-          ("cursor", 2), ("dict", 3), ("other", 5)]
+          ("cursor", 2), ("dict", 3), ("other", 5), ("numeric", 12)]
 # dictionaries every session creates when it starts (from ds, which never changes)
 DICTS = [("w_hash", "SELECT kt FROM ds ORDER BY did", "hash"),
          ("w_trie", "SELECT kt FROM ds ORDER BY did DESC", "trie"),
@@ -1008,14 +1044,15 @@ class Gen:
                 q_.flags.add("arith_where")
             return "%s %s %s" % (e.sql, op, rhs)
         if x < 0.40:
-            e = self.col(r, a, r.choice(NUMCOLS + ["d", "ts", "tz", "t", "n"]))
+            e = self.col(r, a, r.choice(NUMCOLS + ["d", "ts", "tz", "t", "n", "n2", "n4"]))
             typ = FACT_META[e.col][1]
             lo, hi = lit_for(r, d, e.kind, typ), lit_for(r, d, e.kind, typ)
             neg = "NOT " if r.random() < 0.2 else ""
             sym = "SYMMETRIC " if r.random() < 0.1 else ""
             return "%s %sBETWEEN %s%s AND %s" % (e.sql, neg, sym, lo, hi)
         if x < 0.52:
-            name = r.choice(["i2", "i4", "i8", "g", "g2", "f8", "f4", "d", "t", "v", "c", "ts", "b", "n"])
+            name = r.choice(["i2", "i4", "i8", "g", "g2", "f8", "f4", "d", "t", "v", "c", "ts", "b", "n",
+                             "n2", "n4"])
             e = self.col(r, a, name)
             typ = FACT_META[name][1]
             k = r.choice([1, 2, 3, 5, r.randint(17, 40)])
@@ -1337,8 +1374,11 @@ class Gen:
         return q_
 
     # rows copied into the fact tables keep the data's invariants: no second huge
-    # finite value of a sign in f8x / f4x
-    SAFE_COPY = ("(f8x IS NULL OR abs(f8x) < 1e100) AND (f4x IS NULL OR abs(f4x) < 1e20)")
+    # finite value of a sign in f8x / f4x, and no numeric the GPU refuses (fv's invariant;
+    # f has its own from the start)
+    SAFE_COPY = ("(f8x IS NULL OR abs(f8x) < 1e100) AND (f4x IS NULL OR abs(f4x) < 1e20) AND "
+                 "(n IS NULL OR (n <> 'NaN' AND abs(n) < 1e15 AND scale(n) <= 8)) AND "
+                 "n2 IS DISTINCT FROM 'NaN' AND n4 IS DISTINCT FROM 'NaN'")
 
     def dml(self, r, m, table=None):
         """One data change (as SQL) keeping every column in its value domain."""
@@ -1351,10 +1391,10 @@ class Gen:
                 "INSERT INTO dk SELECT did + %d, k, k2, k8, kt, kv, kc, kd, kts, ktz, val, w FROM dk "
                 "WHERE did BETWEEN 1 AND %d AND did %% 67 = %d" % (10 ** 6 * (m + 1), 10 ** 6 - 1, k % 67)])
         return r.choice([
-            "UPDATE %s SET g = (g + 1) %% 7, f8 = -f8, i2 = CASE WHEN i2 > -32768 THEN -i2 END, "
+            "UPDATE %s SET g = (g + 1) %% 7, f8 = -f8, n2 = -n2, i2 = CASE WHEN i2 > -32768 THEN -i2 END, "
             "t = CASE WHEN id %% 2 = 0 THEN t END WHERE id %% 97 = %d" % (t, k),
             "DELETE FROM %s WHERE id %% 211 = %d" % (t, k),
-            "INSERT INTO %s SELECT id + %d, g, g2, i2, i4, i8, f4, f4x, f8, f8x, f8big, n, d, ts, tz, t, v, c, b, tl "
+            "INSERT INTO %s SELECT id + %d, g, g2, i2, i4, i8, f4, f4x, f8, f8x, f8big, n, d, ts, tz, t, v, c, b, tl, n2, n4 "
             "FROM f WHERE id BETWEEN 1 AND %d AND id %% 301 = %d AND %s" % (
                 t, (self.d.N + 1) * (m + 1), self.d.N, k, self.SAFE_COPY),
             "UPDATE %s SET i4 = i4 / 3, c = 'mut', v = NULL WHERE id %% 89 = %d" % (t, k % 89),
@@ -1865,6 +1905,101 @@ class Gen:
                 q_.sql = ("SELECT count(*), sum(a.i2) FROM %s a LEFT JOIN (SELECT d.%s AS key, %s AS cv FROM dk d) s "
                           "ON a.%s = s.key WHERE s.cv IN (SELECT u.val FROM du u)" % (t, dc, inner, fc))
 
+    # -- numeric (exact scaled integers on the GPU, docs/SEMANTICS.md 22) ------
+    def nlit(self, r):
+        """A numeric constant: several scales, signs, sizes (and some the GPU refuses)."""
+        x = r.random()
+        if x < 0.5:
+            v = r.choice(["0", "1", "2", "-1", "0.5", "1.50", "-2.25", "100", "0.0001", "3.000",
+                          "0.01", "-0.001", "1000000", "12.345678", "0.000000001", "1e20",
+                          "12379400392853802.74", "99999999999999.99", "-0.00"])
+        elif x < 0.8:
+            v = r.choice(self.d.p_n2 + self.d.p_n4)
+        else:
+            v = r.choice(self.d.p_num)
+        if v[0] in "NI-" and not v[0].isdigit():
+            if v.startswith("-") and v[1:2].isdigit():
+                return "(%s)" % v if r.random() < 0.5 else "(%s::numeric)" % v
+            return "'%s'::numeric" % v
+        return v if r.random() < 0.6 else "%s::numeric" % v
+
+    def nexpr(self, r, a, depth=0):
+        """A numeric expression: numeric columns, int-to-numeric casts, + - * and unary -."""
+        x = r.random()
+        if depth >= 2 or x < 0.45:
+            y = r.random()
+            if y < 0.7:
+                return "%s.%s" % (a, r.choice(["n2", "n2", "n4", "n4", "n"]))
+            if y < 0.85:
+                return "%s.%s::numeric" % (a, r.choice(["i2", "i4", "i8", "g", "g2", "id"]))
+            return self.nlit(r)
+        if x < 0.52:
+            return "(-%s)" % self.nexpr(r, a, depth + 1)
+        op = r.choice(["+", "-", "*", "+", "-", "*", "/"] if r.random() < 0.1 else ["+", "-", "*"])
+        b = self.nexpr(r, a, depth + 1) if r.random() < 0.5 else self.nlit(r)
+        if op == "*" and r.random() < 0.5:
+            b = r.choice(["%s.g::numeric" % a, "%s.g2::numeric" % a, "2", "0.5", "1.25", "-3"])
+        return "(%s %s %s)" % (self.nexpr(r, a, depth + 1), op, b)
+
+    def npred(self, r, a, q_, depth=0):
+        x = r.random()
+        if depth < 2 and x < 0.2:
+            return "(%s %s %s)" % (self.npred(r, a, q_, depth + 1), r.choice(["AND", "OR"]),
+                                   self.npred(r, a, q_, depth + 1))
+        if x < 0.55:
+            rhs = self.nlit(r) if r.random() < 0.6 else self.nexpr(r, a, 1)
+            return "%s %s %s" % (self.nexpr(r, a, 1), r.choice(["=", "<>", "<", "<=", ">", ">="]), rhs)
+        if x < 0.65:
+            return "%s.%s %sBETWEEN %s AND %s" % (a, r.choice(["n", "n2", "n4"]),
+                                                r.choice(["", "NOT "]), self.nlit(r), self.nlit(r))
+        if x < 0.85:
+            # a date against date +- interval: a timestamp constant (midnight or not)
+            base = r.choice(self.d.p_date[:-7] + ["2000-01-01", "1994-01-01"])
+            iv = r.choice(["1 year", "1 month", "1 day", "36 hours", "-12 hours", "1 second",
+                           "-1 microsecond", "3 months 2 days", "0 days", "23:59:59.999999"])
+            op = r.choice(["<", "<=", ">", ">=", "=", "<>"])
+            lhs, rhs = "%s.d" % a, "DATE %s %s interval %s" % (q(base), r.choice(["+", "-"]), q(iv))
+            if r.random() < 0.15:
+                rhs = r.choice(["TIMESTAMP 'infinity'", "TIMESTAMP '-infinity'",
+                                "TIMESTAMP '2005-03-04 10:00'", "TIMESTAMP '2005-03-04'"])
+            if r.random() < 0.25:
+                lhs, rhs = rhs, lhs
+            return "%s %s %s" % (lhs, op, rhs)
+        return self.atom(r, a, q_)
+
+    def shape_numeric(self, r, q_):
+        t = "fv" if r.random() < 0.5 else self.fact(r)
+        a = "a"
+        aggs, numval = [], set()
+        for i in range(r.choice([1, 2, 3, 4, 5])):
+            fn = r.choice(["sum", "sum", "sum", "avg", "avg", "min", "max", "count"])
+            e = self.nexpr(r, a, r.choice([0, 1, 1, 2]))
+            if fn == "count" and r.random() < 0.8:
+                e = "a.%s" % r.choice(["n", "n2", "n4"])    # count(expression): PostgreSQL's plan
+            if r.random() < 0.04:
+                e = "CASE WHEN %s THEN %s END" % (self.npred(r, a, q_, 2), e)
+            aggs.append("%s(%s)" % (fn, e))
+        where = " WHERE " + self.npred(r, a, q_) if r.random() < 0.8 else ""
+        x = r.random()
+        if x < 0.45:
+            q_.sql = "SELECT %s FROM %s a%s" % (", ".join(aggs), t, where)
+            off = 0
+        else:
+            key = r.choice(["a.g", "a.g2", "a.g", "a.g2", "a.i2", "a.d", "a.g, a.d", "a.b", "a.n2",
+                            "a.n4"])
+            nk = key.count(",") + 1
+            q_.sql = "SELECT %s, %s FROM %s a%s GROUP BY %s" % (key, ", ".join(aggs), t, where, key)
+            if r.random() < 0.3:
+                q_.sql += " HAVING %s(%s) %s %s" % (r.choice(["sum", "min", "max", "avg"]),
+                                                    self.nexpr(r, a, 1), r.choice(["<", ">", "<>"]),
+                                                    self.nlit(r))
+            off = nk
+        # min/max of typmod-less values print the scale of the first equal value met
+        q_.numval = {off + i for i, s_ in enumerate(aggs)
+                     if s_[:3] in ("min", "max") and re.search(r"a\.n\b", s_)}
+        if off and re.search(r"a\.n\b", key):
+            q_.numval |= set(range(off))
+
     def shape_other(self, r, q_):
         t = self.fact(r)
         w = self.where(r, "a", q_, 0.5)
@@ -2285,7 +2420,7 @@ def run_all(args, seed, srv, dbname, data, queries, emulate, t_start):
     for sql, payload in setup_statements(data):
         res = loader.query(sql, copy_data=payload)
         if res.error:
-            sys.exit("fuzz: setup failed: %s: %s" % (sql[:80], res.error.get("M")))
+            sys.exit("fuzz: setup failed: %s: %s" % (sql[:80], res.error.get("M") + (" (%s)" % res.error["W"] if res.error.get("W") else "")))
     if args.existing:
         time.sleep(0.5)      # synchronous_commit = off servers: let the hint bits settle
         loader.query("VACUUM fv")

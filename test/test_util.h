@@ -43,6 +43,7 @@ void		group_tests(std::mt19937_64 &rng, bool gpu);
 void		keyset_tests(std::mt19937_64 &rng, bool gpu);
 void		sort_tests(std::mt19937_64 &rng, bool gpu);
 void		expr_tests(std::mt19937_64 &rng, bool gpu);
+void		decimal_tests(std::mt19937_64 &rng, bool gpu);
 
 /* ---- a tiny heap page writer ------------------------------------------- */
 
