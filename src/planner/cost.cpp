@@ -134,15 +134,65 @@ PgGpuHostKeysCost(double rows)
 }
 
 
-/* Offer a GPU path; pg_gpu.force makes it the only one. */
+/*
+ * The rel's cheapest unparameterized parallel-safe path by total cost, or NULL
+ * (get_cheapest_parallel_safe_total_inner's choice).
+ */
+static Path *
+cheapest_parallel_safe(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+
+		if (p->parallel_safe && PATH_REQ_OUTER(p) == NULL &&
+			(best == NULL || p->total_cost < best->total_cost))
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * Offer a GPU path; pg_gpu.force makes it the only one.
+ *
+ * A GPU path is never parallel-safe.  PostgreSQL's partial plans above this rel
+ * (the inner side of a parallel hash join, say) take its cheapest parallel-safe
+ * path; were add_path to drop that one as dominated by the GPU path, they would
+ * take a worse one, and a query whose final plan holds no GPU node at all would
+ * run slower than with pg_gpu off (TPC-H Q21 at SF 10: 0.82x, its join order
+ * under the Gather changed).  So that path stays in the list, at its place by
+ * total cost, whatever the GPU path's cost.
+ */
 void
 PgGpuAddPath(RelOptInfo *output_rel, Path *path)
 {
+	Path	   *keep = NULL;
+	int			at = 0;
+	ListCell   *lc;
+
 	if (pg_gpu_force)
 	{
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
+		add_path(output_rel, path);
+		return;
 	}
+	if (output_rel->consider_parallel && !path->parallel_safe)
+		keep = cheapest_parallel_safe(output_rel);
+	if (keep != NULL)
+		output_rel->pathlist = list_delete_ptr(output_rel->pathlist, keep);
 	add_path(output_rel, path);
+	if (keep == NULL)
+		return;
+	foreach(lc, output_rel->pathlist)
+	{
+		if (((Path *) lfirst(lc))->total_cost >= keep->total_cost)
+			break;
+		at++;
+	}
+	output_rel->pathlist = list_insert_nth(output_rel->pathlist, at, keep);
 }
 
