@@ -380,7 +380,6 @@ comparison_of(Oid opno, Oid lefttype, Oid righttype, Oid collid, int *cmptype)
 {
 	int			lt = PgGpuValueType(lefttype);
 	int			rt = PgGpuValueType(righttype);
-	List	   *interp;
 	ListCell   *lc;
 
 	if (lt == 0 || rt == 0 || lt == PG_GPU_BOOL || rt == PG_GPU_BOOL)
@@ -417,8 +416,15 @@ comparison_of(Oid opno, Oid lefttype, Oid righttype, Oid collid, int *cmptype)
 		*cmptype = lt;			/* date, timestamp, timestamptz with itself */
 	else
 		return 0;
-	interp = get_op_btree_interpretation(opno);
-	foreach(lc, interp)
+	return PgGpuBtreeStrategy(opno, lefttype, righttype);
+}
+
+int
+PgGpuBtreeStrategy(Oid opno, Oid lefttype, Oid righttype)
+{
+	ListCell   *lc;
+
+	foreach(lc, get_op_btree_interpretation(opno))
 	{
 		OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
 

@@ -292,6 +292,12 @@ bool		PgGpuDatumWord(Datum d, int type, uint64 *bits);
 Datum		PgGpuWordDatum(uint64 w, int type);
 
 /*
+ * The btree strategy (PG_GPU_CMP_*) of opno over exactly (lefttype, righttype) in
+ * any operator family, or 0.
+ */
+int			PgGpuBtreeStrategy(Oid opno, Oid lefttype, Oid righttype);
+
+/*
  * For expr_numeric.cpp: compile() itself, emit() (push: the change of stack
  * depth), and the note that an attribute is read as type (DECIMAL: at scale).
  */

@@ -46,23 +46,6 @@ PgGpuIsDateTimestampCmp(Expr *e)
 		(lt == TIMESTAMPOID && rt == DATEOID && IsA(linitial(op->args), Const));
 }
 
-/* The btree strategy of opno over (lefttype, righttype), or 0. */
-static int
-strategy_of(Oid opno, Oid lefttype, Oid righttype)
-{
-	ListCell   *lc;
-
-	foreach(lc, get_op_btree_interpretation(opno))
-	{
-		OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
-
-		if (oi->oplefttype == lefttype && oi->oprighttype == righttype &&
-			oi->strategy >= PG_GPU_CMP_LT && oi->strategy <= PG_GPU_CMP_NE)
-			return oi->strategy;
-	}
-	return 0;
-}
-
 /* floor(a / b) for b > 0 */
 static int64
 floor_div(int64 a, int64 b)
@@ -79,7 +62,7 @@ PgGpuCompileDateTimestampCmp(PgGpuCompiler *c, Expr *e, int *type)
 	bool		date_left = exprType((Node *) linitial(op->args)) == DATEOID;
 	Expr	   *date_arg = (Expr *) (date_left ? linitial(op->args) : lsecond(op->args));
 	Const	   *ts = (Const *) (date_left ? lsecond(op->args) : linitial(op->args));
-	int			strategy = strategy_of(op->opno, exprType((Node *) linitial(op->args)),
+	int			strategy = PgGpuBtreeStrategy(op->opno, exprType((Node *) linitial(op->args)),
 									   exprType((Node *) lsecond(op->args)));
 	DateADT		bound = 0;
 	Const	   *k;

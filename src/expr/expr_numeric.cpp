@@ -182,24 +182,6 @@ aligned_operands(PgGpuCompiler *c, List *args, int *scale, bool *fixed)
 	return true;
 }
 
-/* The btree strategy of a numeric comparison operator (PG_GPU_CMP_*), or 0. */
-static int
-comparison(Oid opno)
-{
-	List	   *interp = get_op_btree_interpretation(opno);
-	ListCell   *lc;
-
-	foreach(lc, interp)
-	{
-		OpBtreeInterpretation *oi = (OpBtreeInterpretation *) lfirst(lc);
-
-		if (oi->oplefttype == NUMERICOID && oi->oprighttype == NUMERICOID &&
-			oi->strategy >= PG_GPU_CMP_LT && oi->strategy <= PG_GPU_CMP_NE)
-			return oi->strategy;
-	}
-	return 0;
-}
-
 static bool
 compile_op(PgGpuCompiler *c, OpExpr *op, int *type)
 {
@@ -209,7 +191,7 @@ compile_op(PgGpuCompiler *c, OpExpr *op, int *type)
 	set_opfuncid(op);
 	if (op->opresulttype == BOOLOID)
 	{
-		int			strategy = comparison(op->opno);
+		int			strategy = PgGpuBtreeStrategy(op->opno, NUMERICOID, NUMERICOID);
 
 		if (strategy == 0 || !aligned_operands(c, op->args, &scale, &fixed))
 			return false;
