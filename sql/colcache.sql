@@ -11,9 +11,11 @@ SET max_parallel_workers_per_gather = 0;
 SET pg_gpu.table_cache_size = 0;
 -- VACUUM marks a page all-visible only once its inserts' commits are flushed
 SET synchronous_commit = on;
+\i sql/setup/cc_quiet.sql
 CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
 INSERT INTO cc SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1000 END, i * 7, i * 0.25, 's' || i
   FROM generate_series(1, 100000) i;
+SELECT cc_quiet();
 VACUUM ANALYZE cc;
 -- where a query's blocks came from: "N blocks from cache, M from pages (K to cache)"
 CREATE FUNCTION cc_line(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -84,6 +86,7 @@ COMMIT;
 
 -- 6. VACUUM marks the changed blocks all-visible again: the VM pages' LSNs move,
 --    their blocks are read from pages and cached again, then come from the cache
+SELECT cc_quiet();
 VACUUM cc;
 SELECT cc_line(q) FROM cc_q;
 SELECT cc_line(q) FROM cc_q;
@@ -97,6 +100,7 @@ BEGIN;
 TRUNCATE cc;
 INSERT INTO cc SELECT i, i % 100, -i, i * 0.5, 't' || i FROM generate_series(1, 30000) i;
 COMMIT;
+SELECT cc_quiet();
 VACUUM cc;
 SELECT cc_line(q) FROM cc_q;
 SET pg_gpu.enabled = off;
@@ -105,12 +109,14 @@ SET pg_gpu.enabled = on;
 \i sql/include/colcache_q.sql
 DELETE FROM cc WHERE id > 20000;
 VACUUM FULL cc;
+SELECT cc_quiet();
 VACUUM cc;
 SET pg_gpu.enabled = off;
 \i sql/include/colcache_q.sql
 SET pg_gpu.enabled = on;
 \i sql/include/colcache_q.sql
 ALTER TABLE cc ALTER COLUMN g TYPE int8;
+SELECT cc_quiet();
 VACUUM cc;
 SET pg_gpu.enabled = off;
 \i sql/include/colcache_q.sql
@@ -155,11 +161,13 @@ SELECT cc_line(q) FROM cc_q;
 --    temporary tables, catalogs; a table without an all-visible page has
 --    nothing to cache yet
 CREATE UNLOGGED TABLE cc_u AS SELECT i AS id FROM generate_series(1, 1000) i;
+SELECT cc_quiet();
 VACUUM cc_u;
 SELECT pg_gpu_cache_table('cc_u');
 SELECT pg_gpu_cache_table('cc', ARRAY['s']);
 SELECT pg_gpu_cache_table('cc', ARRAY['nope']);
 CREATE TEMP TABLE cc_t AS SELECT i AS id FROM generate_series(1, 1000) i;
+SELECT cc_quiet();
 VACUUM cc_t;
 SELECT pg_gpu_cache_table('cc_t');
 DROP TABLE cc_t;
@@ -180,8 +188,10 @@ CREATE DATABASE cc_other;
 SET max_parallel_workers_per_gather = 0;
 SET synchronous_commit = on;
 CREATE EXTENSION pg_gpu;
+\i sql/setup/cc_quiet.sql
 CREATE TABLE cc (id int4 NOT NULL, g int4, v int8, f float8, s text);
 INSERT INTO cc SELECT i, i % 10, i, i, 'o' FROM generate_series(1, 5000) i;
+SELECT cc_quiet();
 VACUUM cc;
 SET pg_gpu.emulate_gpu = on;
 SELECT pg_gpu_cache_table('cc') > 0 AS cached;
@@ -227,6 +237,7 @@ INSERT INTO cda SELECT i, 'n' || (i % 7), CASE WHEN i % 9 = 0 THEN NULL ELSE i %
 CREATE TABLE cdb (k int4, tag text);
 INSERT INTO cdb SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE 't' || (i % 4) END
   FROM generate_series(0, 39) i;
+SELECT cc_quiet();
 VACUUM ANALYZE ccf, cda, cdb;
 CREATE FUNCTION cc_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE l text;
@@ -268,6 +279,7 @@ CREATE TABLE ccn (a int4, b int8);
 INSERT INTO ccn SELECT i, i * 2 FROM generate_series(1, 20000) i;
 SELECT count(*), sum(b) FROM ccn;
 SELECT count(*) AS entries FROM pg_gpu_cache WHERE "table" = 'ccn'::regclass;
+SELECT cc_quiet();
 VACUUM ccn;
 SELECT count(*), sum(b) FROM ccn;
 SELECT count(*) AS entries, sum(blocks) > 0 AS has_blocks FROM pg_gpu_cache
@@ -306,6 +318,7 @@ CREATE TABLE ccn (id int4, qty numeric(15,2), price numeric(15,2), disc numeric(
 INSERT INTO ccn SELECT i, i % 50 + 1, (i * 7919 % 100000) / 100.0 + 900, (i % 11) / 100.0,
   CASE WHEN i % 5 = 0 THEN NULL ELSE round(i / 3.0, 20) END, i / 8.0, date '1994-01-01' + i % 2000
   FROM generate_series(1, 50000) i;
+SELECT cc_quiet();
 VACUUM ANALYZE ccn;
 SELECT pg_gpu_cache_table('ccn') = relpages AS all_cached FROM pg_class WHERE relname = 'ccn';
 SELECT columns FROM pg_gpu_cache WHERE "table" = 'ccn'::regclass;
@@ -316,6 +329,7 @@ SET pg_gpu.enabled = on;
 \i sql/include/colcache_numeric_q.sql
 SELECT pg_gpu_cache_table('ccn', ARRAY['free']);
 UPDATE ccn SET price = 'NaN' WHERE id = 77;
+SELECT cc_quiet();
 VACUUM ccn;
 SET pg_gpu.expect_gpu = off;
 SET pg_gpu.enabled = off;
@@ -331,6 +345,7 @@ RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;
 DROP VIEW cc_q;
 DROP FUNCTION cc_line(text);
+DROP FUNCTION cc_quiet();
 DROP TABLE cc, cc_u;
 DROP ROLE cc_nobody;
 DROP ROLE cc_reader;
