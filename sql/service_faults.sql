@@ -13,6 +13,8 @@ SET pg_gpu.table_cache_size = 0;
 SET synchronous_commit = on;
 CREATE TABLE svf (g int4, y int8);
 INSERT INTO svf SELECT i % 100, i FROM generate_series(1, 100000) i;
+\i sql/setup/cc_quiet.sql
+SELECT cc_quiet();
 VACUUM ANALYZE svf;
 -- wait (up to 30 s) until the service runs again, after n restarts in all
 CREATE FUNCTION svf_ready(n int) RETURNS text LANGUAGE plpgsql AS $$
@@ -90,3 +92,4 @@ RESET pg_gpu.enabled;
 RESET pg_gpu.table_cache_size;
 DROP TABLE svf, svf_base;
 DROP FUNCTION svf_ready(int);
+DROP FUNCTION cc_quiet();
