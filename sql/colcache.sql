@@ -370,7 +370,7 @@ CREATE FUNCTION cc_fb(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE l text;
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Cache|Fallback)' THEN RETURN NEXT regexp_replace(l, '^\s*', ''); END IF;
+    IF l ~ '(GPU Cache|Fallback|Key Set:)' THEN RETURN NEXT regexp_replace(l, '^\s*', ''); END IF;
   END LOOP;
 END $$;
 SELECT cc_fb('SELECT rf, ls, count(*), sum(qty) FROM cct WHERE d <= date ''1998-09-02'' GROUP BY rf, ls');
@@ -403,9 +403,24 @@ SELECT mode, count(*) FROM cct GROUP BY mode ORDER BY 1;
 SET pg_gpu.enabled = on;
 SELECT mode, count(*) FROM cct GROUP BY mode ORDER BY 1;
 \i sql/include/colcache_text_q.sql
+-- a star join: the dimension's char(n) and varchar(n) payload (its rows task's
+-- text keys) and the fact's columns come from the cache
+CREATE TABLE ccd (k int4, name char(12), region varchar(10));
+INSERT INTO ccd SELECT i, 'name' || (i % 7), CASE WHEN i % 4 = 0 THEN NULL ELSE 'r' || (i % 3) END
+  FROM generate_series(0, 49) i;
+SELECT cc_quiet();
+VACUUM ANALYZE ccd;
+SELECT cc_fb('SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> ''N'' GROUP BY name, region');
+SELECT cc_fb('SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> ''N'' GROUP BY name, region');
+SET pg_gpu.enabled = off;
+SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> 'N'
+  GROUP BY name, region ORDER BY 1, 2;
+SET pg_gpu.enabled = on;
+SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> 'N'
+  GROUP BY name, region ORDER BY 1, 2;
 RESET pg_gpu.expect_gpu;
 DROP FUNCTION cc_fb(text);
-DROP TABLE cct;
+DROP TABLE cct, ccd;
 RESET pg_gpu.table_cache_size;
 
 RESET pg_gpu.enabled;
