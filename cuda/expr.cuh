@@ -417,9 +417,50 @@ cc_store_decimal(uint64_t *dst, const uint8_t *src, int scale)
 }
 
 /*
+ * A char(n) or varchar(n) value as the column cache keeps it (pg_gpu_engine.h):
+ * a short varlena in a cell of width bytes (the rest 0), as a page holds it; a
+ * 4-byte header made short; a value that does not fit, or one that is
+ * compressed or out of line, a cell that starts with PG_GPU_CC_TEXT_BAD (a TOAST
+ * pointer's header: text_value reads it as kToasted).  The cache fill and its
+ * emulation both.
+ */
+PG_GPU_HD void
+cc_store_text(uint8_t *dst, const uint8_t *src, int width)
+{
+	uint8_t		b = src[0];
+	const uint8_t *data = nullptr;
+	uint32_t	n = 0;
+
+	if (b != 0x01 && (b & 0x01))
+	{
+		data = src + 1;			/* short header: its length counts it */
+		n = (uint32_t) (b >> 1) - 1;
+	}
+	else if ((b & 0x03) == 0)
+	{
+		uint32_t	w;
+
+		memcpy(&w, src, 4);		/* 4-byte header, not compressed */
+		data = src + 4;
+		n = (w >> 2) - 4;
+	}
+	for (int i = 0; i < width; i++)
+		dst[i] = 0;
+	if (data == nullptr || n + 1 > (uint32_t) width)
+	{
+		dst[0] = PG_GPU_CC_TEXT_BAD;
+		return;
+	}
+	dst[0] = (uint8_t) (((n + 1) << 1) | 0x01);
+	for (uint32_t i = 0; i < n; i++)
+		dst[1 + i] = data[i];
+}
+
+/*
  * A cached row's value (pg_gpu_cc_seg): fixed-width values as in a tuple; a
  * DECIMAL column holds the decoded value, its dscale the column's scale (only
- * numeric(p,s) columns are cached).
+ * numeric(p,s) columns are cached); a text cell is read as a tuple's short
+ * varlena (load_col), a bad one as a toasted value.
  */
 PG_GPU_HD pval
 load_cached(const uint8_t *p, int t, int scale)

@@ -295,7 +295,9 @@ typedef struct pg_gpu_agg_column
 {
 	int16_t		attidx;			/* 0-based attribute index in the heap tuple */
 	uint8_t		type;			/* pg_gpu_coltype */
-	uint8_t		scale;			/* DECIMAL: the scale its values are read at */
+	uint8_t		scale;			/* DECIMAL: the scale its values are read at;
+								 * a column cache layout's text column: its
+								 * cells' bytes (pg_gpu_cc_seg) */
 } pg_gpu_agg_column;
 
 /*
@@ -490,11 +492,20 @@ typedef struct pg_gpu_page_ref
  * Fixed-width columns (attlen 1, 2, 4 or 8), and numeric(p,s) columns kept
  * decoded as DECIMAL at scale s: 16 bytes, the int128's low then high word, or
  * a high word of PG_GPU_CC_DEC_BAD for a value the kernels do not keep (NaN,
- * +-Infinity, past 2^PG_GPU_DEC_BITS).  Addresses are device addresses, or host
- * ones when emulated.
+ * +-Infinity, past 2^PG_GPU_DEC_BITS).  char(n) and varchar(n) columns (layout
+ * type PG_GPU_TEXT, scale: the cell's bytes, 4, 8, 16 or 32) keep each value in
+ * a cell of that many bytes as a short varlena, as a page holds it (a 1-byte
+ * header, then the bytes, bpchar's padding included; the rest of the cell 0),
+ * so the kernels read a pointer to the cell as a pointer into a page; a value
+ * that does not fit (or is compressed or out of line) is a cell whose first byte
+ * is PG_GPU_CC_TEXT_BAD, a TOAST pointer's header, which the kernels read as a
+ * value they cannot read: the query re-runs on the CPU (PG_GPU_TOASTED).
+ * Addresses are device addresses, or host ones when emulated.
  */
 #define PG_GPU_CC_MAX_COLS 16
 #define PG_GPU_CC_DEC_BAD 0x8000000000000000ULL
+#define PG_GPU_CC_TEXT_BAD 0x01
+#define PG_GPU_CC_TEXT_MAX 32	/* a text cell's bytes at most */
 #define PG_GPU_CC_MAX_RANGES 32768	/* cached row ranges a chunk carries */
 
 typedef struct pg_gpu_cc_seg
@@ -559,7 +570,8 @@ pg_gpu_cc_seg_layout(const pg_gpu_cc_layout *l, uint64_t nrows, uint64_t base,
 		hdr->width[c] = 0;
 		if (c >= l->ncols)
 			continue;
-		hdr->width[c] = l->cols[c].type == PG_GPU_DECIMAL ? 16 : l->attlen[l->cols[c].attidx];
+		hdr->width[c] = l->cols[c].type == PG_GPU_DECIMAL ? 16
+			: l->cols[c].type == PG_GPU_TEXT ? l->cols[c].scale : l->attlen[l->cols[c].attidx];
 		hdr->vals[c] = base + off;
 		off += ((uint64_t) hdr->width[c] * nrows + 255) & ~(uint64_t) 255;
 		if (l->nullable[c])

@@ -340,6 +340,89 @@ RESET pg_gpu.expect_gpu;
 DROP TABLE ccn;
 RESET pg_gpu.table_cache_size;
 
+-- 17. char(n) and varchar(n) columns are kept as short varlenas in cells of 4,
+--     8, 16 or 32 bytes (char(n)'s padding as stored), read as a page's values:
+--     GROUP BY (TPC-H Q1's and Q12's shapes), =, <>, IN, LIKE, substring, NULLs,
+--     empty strings.  text and varchar(40) are not kept.  A value too long for
+--     its cell (multi-byte characters) is marked there and sends a query that
+--     reads it to the CPU
+SET pg_gpu.table_cache_size = 0;
+CREATE TABLE cct (id int4, rf char(1), ls char(1), mode char(10), pri varchar(15),
+  tag varchar(3), qty int8, price numeric(15,2), disc numeric(15,2), d date,
+  note text, cmt varchar(40));
+INSERT INTO cct SELECT i,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE substr('ANR', i % 3 + 1, 1) END,
+  substr('FO', i % 2 + 1, 1),
+  (ARRAY['AIR', 'MAIL', 'SHIP', 'TRUCK', 'REG AIR', 'FOB', ''])[i % 7 + 1],
+  CASE WHEN i % 23 = 0 THEN NULL
+    ELSE (ARRAY['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'])[i % 5 + 1] END,
+  CASE i % 6 WHEN 0 THEN '' WHEN 1 THEN 'x ' WHEN 2 THEN 'x' WHEN 3 THEN 'ab ' WHEN 4 THEN 'é' END,
+  i % 50 + 1, (i * 7919 % 100000) / 100.0 + 900, (i % 11) / 100.0,
+  date '1992-01-01' + i % 2500, 'n' || i, 'c' || i
+  FROM generate_series(1, 50000) i;
+SELECT cc_quiet();
+VACUUM ANALYZE cct;
+SELECT pg_gpu_cache_table('cct') = relpages AS all_cached FROM pg_class WHERE relname = 'cct';
+SELECT columns FROM pg_gpu_cache WHERE "table" = 'cct'::regclass;
+SELECT pg_gpu_cache_table('cct', ARRAY['note']);
+SELECT pg_gpu_cache_table('cct', ARRAY['cmt']);
+CREATE FUNCTION cc_fb(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ '(GPU Cache|Fallback|Key Set:)' THEN RETURN NEXT regexp_replace(l, '^\s*', ''); END IF;
+  END LOOP;
+END $$;
+SELECT cc_fb('SELECT rf, ls, count(*), sum(qty) FROM cct WHERE d <= date ''1998-09-02'' GROUP BY rf, ls');
+SELECT cc_fb('SELECT mode, count(*) FROM cct WHERE mode IN (''MAIL'', ''SHIP'') AND pri LIKE ''1%'' GROUP BY mode');
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_text_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_text_q.sql
+-- rows changed after caching: their blocks are read from pages
+UPDATE cct SET rf = 'Z', tag = 'new', mode = 'AIR' WHERE id % 1000 = 5;
+DELETE FROM cct WHERE id % 1000 = 6;
+SELECT cc_fb('SELECT rf, ls, count(*), sum(qty) FROM cct WHERE d <= date ''1998-09-02'' GROUP BY rf, ls');
+SET pg_gpu.enabled = off;
+\i sql/include/colcache_text_q.sql
+SET pg_gpu.enabled = on;
+\i sql/include/colcache_text_q.sql
+-- a char(10) of ten 2-byte characters does not fit its 16-byte cell: after
+-- VACUUM caches it again, a query that reads mode gives its work back to
+-- PostgreSQL; one that does not still reads the cache
+UPDATE cct SET mode = 'éééééééééé' WHERE id = 77;
+SELECT cc_quiet();
+VACUUM cct;
+SET pg_gpu.expect_gpu = off;
+SELECT cc_fb('SELECT rf, ls, count(*), sum(qty) FROM cct WHERE d <= date ''1998-09-02'' GROUP BY rf, ls');
+SELECT cc_fb('SELECT rf, ls, count(*), sum(qty) FROM cct WHERE d <= date ''1998-09-02'' GROUP BY rf, ls');
+SELECT cc_fb('SELECT mode, count(*) FROM cct GROUP BY mode');
+SET pg_gpu.enabled = off;
+SELECT mode, count(*) FROM cct GROUP BY mode ORDER BY 1;
+\i sql/include/colcache_text_q.sql
+SET pg_gpu.enabled = on;
+SELECT mode, count(*) FROM cct GROUP BY mode ORDER BY 1;
+\i sql/include/colcache_text_q.sql
+-- a star join: the dimension's char(n) and varchar(n) payload (its rows task's
+-- text keys) and the fact's columns come from the cache
+CREATE TABLE ccd (k int4, name char(12), region varchar(10));
+INSERT INTO ccd SELECT i, 'name' || (i % 7), CASE WHEN i % 4 = 0 THEN NULL ELSE 'r' || (i % 3) END
+  FROM generate_series(0, 49) i;
+SELECT cc_quiet();
+VACUUM ANALYZE ccd;
+SELECT cc_fb('SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> ''N'' GROUP BY name, region');
+SELECT cc_fb('SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> ''N'' GROUP BY name, region');
+SET pg_gpu.enabled = off;
+SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> 'N'
+  GROUP BY name, region ORDER BY 1, 2;
+SET pg_gpu.enabled = on;
+SELECT name, region, count(*), sum(qty) FROM cct, ccd WHERE qty = ccd.k AND rf <> 'N'
+  GROUP BY name, region ORDER BY 1, 2;
+RESET pg_gpu.expect_gpu;
+DROP FUNCTION cc_fb(text);
+DROP TABLE cct, ccd;
+RESET pg_gpu.table_cache_size;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

@@ -1,6 +1,7 @@
 /*
  * engine_test.cu — the engine's unit tests, no database: each operator's file
- * (agg_test.cu, group_test.cu, sort_test.cu, keyset_test.cu, expr_test.cu, decimal_test.cu) builds heap pages the
+ * (agg_test.cu, group_test.cu, sort_test.cu, keyset_test.cu, expr_test.cu, decimal_test.cu,
+ * cc_test.cu) builds heap pages the
  * way PostgreSQL lays them out (test_util.h), from fresh random values every run,
  * and checks the engine against a CPU reference.  Without a GPU (or built with
  * PG_GPU_NO_CUDA) the emulation and the references run and the kernel cases are
@@ -31,6 +32,7 @@ main()
 	keyset_tests(rng, gpu);
 	expr_tests(rng, gpu);
 	decimal_tests(rng, gpu);
+	cc_tests(rng, gpu);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -44,6 +44,7 @@ void		keyset_tests(std::mt19937_64 &rng, bool gpu);
 void		sort_tests(std::mt19937_64 &rng, bool gpu);
 void		expr_tests(std::mt19937_64 &rng, bool gpu);
 void		decimal_tests(std::mt19937_64 &rng, bool gpu);
+void		cc_tests(std::mt19937_64 &rng, bool gpu);
 
 /* ---- a tiny heap page writer ------------------------------------------- */
 

@@ -221,6 +221,10 @@ collect_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	});
 }
 
+/* PG_GPU_TOASTED's message, as cuda/engine/task.cu gives it */
+static const char kToastedMessage[] =
+	"a text value is compressed, stored out of line or too long for its column cache cell";
+
 pg_gpu_status
 host_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 {
@@ -622,6 +626,9 @@ fill_page(const pg_gpu_cc_chunk &cc, const pg_gpu_cc_seg &hdr, uint64_t base,
 			if (src && cc.fill_layout->cols[c].type == PG_GPU_DECIMAL)
 				cc_store_decimal((uint64_t *) (uintptr_t) hdr.vals[c] + 2 * r, src,
 								 cc.fill_layout->cols[c].scale);
+			else if (src && cc.fill_layout->cols[c].type == PG_GPU_TEXT)
+				cc_store_text((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c], src,
+							  hdr.width[c]);
 			else if (src)
 				memcpy((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c], src,
 					   hdr.width[c]);
@@ -776,8 +783,7 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		if (r == TUP_TOASTED)
 		{
 			err->status = PG_GPU_TOASTED;
-			snprintf(err->message, sizeof(err->message),
-					 "a text value is compressed or stored out of line");
+			snprintf(err->message, sizeof(err->message), "%s", kToastedMessage);
 			return PG_GPU_TOASTED;
 		}
 		if (r < 0)
@@ -803,6 +809,8 @@ host_agg_submit(host_agg *h, int slot, int npages, int nvis, pg_gpu_error *err)
 			{
 				cc.nranges = 0;
 				cc.fill_seg = 0;
+				if (r == TUP_TOASTED)	/* a text cell marked bad: as the kernels' tup_status */
+					return host_error(err, PG_GPU_TOASTED, kToastedMessage);
 				return host_error(err, PG_GPU_BAD_PAGE, "the emulated GPU met a cached row it cannot read");
 			}
 			else

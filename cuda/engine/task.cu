@@ -398,7 +398,7 @@ gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
 								 "an expression raised an error on the GPU");
 			if (kerr == PG_GPU_TOASTED)
 				return set_error(err, PG_GPU_TOASTED,
-								 "a text value is compressed or stored out of line");
+								 "a text value is compressed, stored out of line or too long for its column cache cell");
 			if (kerr == PG_GPU_INVALID_TASK)
 				return set_error(err, PG_GPU_INVALID_TASK, "the GPU hash table overflowed");
 			return set_error(err, (pg_gpu_status) kerr,

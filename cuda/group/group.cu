@@ -231,7 +231,8 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
  * Text keys: make sure the arena block can take the chunk's new groups.  A row's
  * text key reaches the global table at most once (directly, or through a
  * shared-memory entry it created), its bytes lie in one of the chunk's pages, and a
- * copy adds at most 11 bytes of header and padding.  When the bound
+ * copy adds at most 11 bytes of header and padding; a cached row's lie in a
+ * column cache cell, less than PG_GPU_CC_TEXT_MAX bytes.  When the bound
  * would pass the block, the real use is read back and, if needed, a new block is
  * started; entries keep pointing into the old ones.
  */
@@ -239,7 +240,8 @@ static pg_gpu_status
 arena_reserve(gpu_agg *agg, uint64_t tuples, int npages, pg_gpu_error *err)
 {
 	uint64_t	need = (uint64_t) agg->ntext *
-		((uint64_t) npages * PG_GPU_BLCKSZ + tuples * arena_bytes(7));
+		((uint64_t) npages * PG_GPU_BLCKSZ +
+		 tuples * arena_bytes(agg->task.cc ? PG_GPU_CC_TEXT_MAX - 1 : 7));
 	uint64_t	used = 0;
 	pg_gpu_status st;
 

@@ -69,6 +69,9 @@ cc_fill_kernel(const page_chunk chunk, const uint64_t *fill_row,
 					if (src && layout.cols[c].type == PG_GPU_DECIMAL)
 						cc_store_decimal((uint64_t *) (uintptr_t) hdr.vals[c] + 2 * r, src,
 										 layout.cols[c].scale);
+					else if (src && layout.cols[c].type == PG_GPU_TEXT)
+						cc_store_text((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c],
+									  src, hdr.width[c]);
 					else if (src)
 						cc_store((uint8_t *) (uintptr_t) hdr.vals[c] + r * (uint64_t) hdr.width[c],
 								 src, hdr.width[c]);

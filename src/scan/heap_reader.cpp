@@ -346,64 +346,6 @@ PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n)
 		memcpy(cc_extra_att, attidx, sizeof(int16) * cc_extra_n);
 }
 
-/*
- * Whether attribute a's values can be cached: fixed width, by value, or a
- * numeric(p,s) with s in 0 .. PG_GPU_DEC_MAX_SCALE, kept decoded as DECIMAL at s
- * (16 bytes; a value the GPU cannot keep is marked and read as such).  *col,
- * when given, receives how the cache keeps it.
- */
-bool
-PgGpuCacheableAttr(Form_pg_attribute a, pg_gpu_agg_column *col)
-{
-	pg_gpu_agg_column c;
-	bool		fixed = false;
-
-	memset(&c, 0, sizeof(c));
-	c.attidx = (int16) (a->attnum - 1);
-	if (a->attisdropped)
-		return false;
-	if (a->atttypid == NUMERICOID)
-	{
-		c.scale = (uint8) PgGpuNumericColumnScale(a->atttypmod, &fixed);
-		c.type = PG_GPU_DECIMAL;
-		if (!fixed)
-			return false;
-	}
-	else if (!a->attbyval ||
-			 !(a->attlen == 1 || a->attlen == 2 || a->attlen == 4 || a->attlen == 8))
-		return false;
-	if (col)
-		*col = c;
-	return true;
-}
-
-/*
- * Why rel's blocks can never be in the column cache, or NULL when they can.
- * The rule of colcache.h holds only where setting a VM bit stamps the VM page
- * with an LSN (WAL-logged relations, as table_cache.cpp's) and where a page's
- * tuples are never rewritten in place (not catalogs).
- */
-const char *
-PgGpuCacheRefusal(Relation rel)
-{
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
-		return "it is a temporary table";
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
-		return "it is an unlogged table";
-	if (IsCatalogRelation(rel))
-		return "it is a system catalog";
-	if (!RelationNeedsWAL(rel) || rel->rd_createSubid != InvalidSubTransactionId ||
-		rel->rd_firstRelfilenodeSubid != InvalidSubTransactionId)
-		return "it was created or rewritten in this transaction";
-	if (RecoveryInProgress())
-		return "the server is in recovery";
-	if (old_snapshot_threshold >= 0)
-		return "old_snapshot_threshold is set";
-	if (RelationGetDescr(rel)->natts > PG_GPU_MAX_DEFORM_ATTS)
-		return "it has more columns than the GPU deforms";
-	return NULL;
-}
-
 /* What to ask the service for at the task's begin, or NULL: no column cache for this scan. */
 static CcRequest *
 cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNumber nblocks)
@@ -416,9 +358,6 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 		task->sort || task->collect || task->ncols > PG_GPU_CC_MAX_COLS ||
 		PgGpuCacheRefusal(rel) != NULL || snapshot->takenDuringRecovery)
 		return NULL;
-	for (int k = 0; k < task->nkeys; k++)
-		if (svc_text_type(task->keys[k].type))
-			return NULL;
 	/*
 	 * A table with no all-visible page has nothing to cache yet: no entry for
 	 * it (it would hold one of the service's slots until evicted).  The VM is
@@ -460,9 +399,9 @@ cc_request(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task, BlockNu
 			continue;
 		if (l->ncols == PG_GPU_CC_MAX_COLS)
 			return NULL;
-		/* numeric: as the cache keeps it, whatever this task reads of it */
+		/* numeric, text: as the cache keeps it, whatever this task reads of it */
 		l->cols[l->ncols] = col;
-		if (col.type != PG_GPU_DECIMAL)
+		if (col.type != PG_GPU_DECIMAL && col.type != PG_GPU_TEXT)
 			l->cols[l->ncols].type = c < task->ncols ? task->cols[c].type : 0;
 		l->nullable[l->ncols] = !att->attnotnull;
 		l->ncols++;

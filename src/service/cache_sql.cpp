@@ -190,7 +190,8 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("column \"%s\" cannot be kept in the GPU cache", col),
-						 errdetail("Only fixed-width columns of 1, 2, 4 or 8 bytes and numeric columns with a scale of 0 to %d are cached; queries read the others from the table's pages.", PG_GPU_DEC_MAX_SCALE)));
+						 errdetail("Only fixed-width columns of 1, 2, 4 or 8 bytes, numeric columns with a scale of 0 to %d, and char(n) and varchar(n) columns with n up to %d are cached; queries read the others from the table's pages.",
+								   PG_GPU_DEC_MAX_SCALE, PG_GPU_CC_TEXT_MAX - 1)));
 			if (n == PG_GPU_CC_MAX_COLS)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
