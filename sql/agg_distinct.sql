@@ -30,7 +30,12 @@ CREATE TABLE tde (g int4, x int4, t text);
 -- 200,000 rows: 10,000 (g, x) pairs, and 200,000 values of v (the GPU's table grows)
 CREATE TABLE td_big (g int4, x int4, v int4) WITH (autovacuum_enabled = off);
 INSERT INTO td_big SELECT i % 4, i % 10000, i FROM generate_series(1, 200000) i;
-VACUUM ANALYZE td, tde;
+-- dimensions: unique keys, and repeated ones (the executor gives those back)
+CREATE TABLE tdim (k int4 PRIMARY KEY, name text, grp int4);
+INSERT INTO tdim SELECT i, 'n' || (i % 3), i % 4 FROM generate_series(0, 90) i;
+CREATE TABLE tdup (k int4, name text);
+INSERT INTO tdup SELECT i % 5, 'd' || i FROM generate_series(0, 9) i;
+VACUUM ANALYZE td, tde, tdim, tdup;
 VACUUM td_big;
 
 SET pg_gpu.enabled = off;
@@ -49,6 +54,7 @@ EXPLAIN (COSTS OFF) SELECT count(DISTINCT x) FROM td;
 EXPLAIN (COSTS OFF) SELECT g, count(DISTINCT x), sum(h), count(*) FROM td WHERE id > 10 GROUP BY g;
 EXPLAIN (COSTS OFF) SELECT g, h, count(DISTINCT t) FROM td GROUP BY g, h HAVING count(DISTINCT t) > 3;
 EXPLAIN (COSTS OFF) SELECT b, count(DISTINCT c) FROM td GROUP BY b ORDER BY 2 DESC LIMIT 2;
+EXPLAIN (COSTS OFF) SELECT tdim.grp, count(DISTINCT td.x) FROM td JOIN tdim ON td.h = tdim.k GROUP BY tdim.grp;
 -- PostgreSQL's plan: numeric x, two distinct arguments, sum(DISTINCT),
 -- FILTER, ORDER BY in the aggregate, float avg or sum(int8) beside a distinct count
 EXPLAIN (COSTS OFF) SELECT count(DISTINCT n) FROM td;
@@ -65,9 +71,12 @@ SET pg_gpu.debug_fail_after_chunks = 1;
 SELECT g, count(DISTINCT x), sum(x), count(*) FROM td GROUP BY g ORDER BY g;
 SELECT count(DISTINCT x), count(*) FROM td;
 RESET pg_gpu.debug_fail_after_chunks;
+-- repeated dimension keys: the CPU joins
+SELECT tdup.name, count(DISTINCT td.x), count(*) FROM td JOIN tdup ON td.g = tdup.k GROUP BY tdup.name ORDER BY 1;
+SELECT count(DISTINCT td.x), count(*) FROM td JOIN tdup ON td.g = tdup.k;
 RESET pg_gpu.chunk_pages;
 RESET pg_gpu.expect_gpu;
 
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
-DROP TABLE td, tde, td_big;
+DROP TABLE td, tde, td_big, tdim, tdup;

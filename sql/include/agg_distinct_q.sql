@@ -38,3 +38,8 @@ SELECT g, count(DISTINCT y) FROM td GROUP BY g ORDER BY count(DISTINCT y) DESC, 
 SELECT g, count(DISTINCT x), sum(v), count(*) FROM td_big GROUP BY g ORDER BY g;
 SELECT count(DISTINCT x), count(DISTINCT x) * 2, count(*) FROM td_big WHERE v % 3 = 0;
 SELECT count(DISTINCT v) FROM td_big;
+-- over a join with a dimension of unique keys
+SELECT tdim.grp, count(DISTINCT td.x), count(*), sum(td.h) FROM td JOIN tdim ON td.g = tdim.k GROUP BY tdim.grp ORDER BY 1;
+SELECT tdim.name, count(DISTINCT td.t) FROM td JOIN tdim ON td.h = tdim.k WHERE td.id % 4 = 0 GROUP BY tdim.name ORDER BY 1;
+SELECT count(DISTINCT td.x), count(*) FROM td JOIN tdim ON td.g = tdim.k WHERE tdim.grp = 1;
+SELECT count(DISTINCT td.d) FROM td WHERE td.g IN (SELECT k FROM tdim WHERE grp = 2);
