@@ -1566,8 +1566,15 @@ class Gen:
         x = self.distinct_arg(r, "a")
         cd = "count(DISTINCT %s)" % x
         aggs = [(cd, None)]
-        if r.random() < 0.7:
+        x_ = r.random()
+        if x_ < 0.35:
             aggs += self.aggs(r, "a", q_, r.choice([1, 1, 2, 3]))
+        elif x_ < 0.8:
+            # the aggregates the fold merges (no internal state): mostly min/max/sum/count
+            for _ in range(r.choice([1, 2, 3])):
+                aggs.append(self.agg(r, "a", q_, fn=r.choice(["min", "max", "sum", "avg"]))
+                            if r.random() < 0.7 else
+                            (r.choice(["count(*)", "count(a.t)", "count(a.i4)"]), None))
         if r.random() < 0.2:
             aggs.append((cd + " + 1", None))
         if r.random() < 0.1:

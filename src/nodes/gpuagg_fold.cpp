@@ -14,7 +14,8 @@
  *
  * The groups are read once into records (keys, row count, states), an index is
  * sorted by the keys, and runs of equal keys are emitted as they are reached.
- * Where the host cannot hold the records, PostgreSQL's plan runs instead.
+ * Where the records would pass 1 GB (MaxAllocSize) or the host cannot hold them,
+ * PostgreSQL's plan runs instead (fallback reason "out of memory").
  */
 extern "C" {
 #include "postgres.h"
@@ -124,14 +125,15 @@ fold_build(GpuAggState *s)
 	if (s->fold_cxt == NULL)
 		s->fold_cxt = AllocSetContextCreate(MemoryContextGetParent(s->row_cxt),
 											"GpuAgg distinct fold", ALLOCSET_DEFAULT_SIZES);
-	if (bytes >= (double) MaxAllocHugeSize)
+	/* at most 1 GB of records (MaxAllocSize), else PostgreSQL's plan */
+	if (bytes >= (double) MaxAllocSize)
 		return false;
 	s->fold_recs = (char *) MemoryContextAllocExtended(s->fold_cxt,
 													   Max(1, (size_t) n * s->fold_size),
-													   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+													   MCXT_ALLOC_NO_OOM);
 	s->fold_order = (int64 *) MemoryContextAllocExtended(s->fold_cxt,
 														 Max(1, (size_t) n * sizeof(int64)),
-														 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+														 MCXT_ALLOC_NO_OOM);
 	if (s->fold_recs == NULL || s->fold_order == NULL)
 		return false;
 	for (int64 g = 0; g < n; g++)
