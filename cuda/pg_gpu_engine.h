@@ -835,6 +835,13 @@ void		pg_gpu_reduce_host(const void *values, int64_t n, int coltype,
 
 /* ---- host-side helpers shared with src/ (exact state arithmetic) --------- */
 
+/*
+ * Merge state b into a (host): the rule that merges the GPU's partial states
+ * (agg_state.cuh), coltype the input's pg_gpu_coltype.  GpuAgg's fold of
+ * count(DISTINCT x) combines groups with it.
+ */
+void		pg_gpu_col_state_merge(pg_gpu_col_state *a, const pg_gpu_col_state *b, int coltype);
+
 /* Decimal text of the int128 sum / uint192 sum of squares (buf >= 64 bytes). */
 void		pg_gpu_int128_to_dec(uint64_t lo, uint64_t hi, char *buf);
 void		pg_gpu_uint192_to_dec(uint64_t lo, uint64_t mid, uint64_t hi, char *buf);

@@ -827,7 +827,7 @@ AGG_FLOAT = ["sum", "avg", "stddev", "stddev_samp", "stddev_pop", "variance", "v
 SHAPES = [("agg", 16), ("group", 18), ("sort", 14), ("semi", 12), ("join", 11), ("star", 8),
           ("anyarray", 6),
           ("gpu_aggs", 4), ("slot_sort", 5), ("left_join", 3), ("txn", 4), ("prepared", 4),
-          ("cursor", 2), ("dict", 3), ("other", 5), ("numeric", 12)]
+          ("cursor", 2), ("dict", 3), ("other", 5), ("numeric", 12), ("distinct", 10)]
 # dictionaries every session creates when it starts (from ds, which never changes)
 DICTS = [("w_hash", "SELECT kt FROM ds ORDER BY did", "hash"),
          ("w_trie", "SELECT kt FROM ds ORDER BY did DESC", "trie"),
@@ -1174,6 +1174,8 @@ class Gen:
                 return "count(*)", None
             if x < 0.25:
                 return "count(%s)" % self.anycol(r, a).sql, None
+            if x < 0.29:
+                return "count(DISTINCT %s)" % self.distinct_arg(r, a), None
             fn = r.choice(["min", "max", "sum", "sum", "avg", "avg"] + AGG_FLOAT[2:] + ["stddev"])
         e = self.num(r, a, 1 if r.random() < 0.65 else 0)
         if fn not in ("min", "max", "sum", "avg") and e.huge and r.random() < 0.75:
@@ -1542,6 +1544,58 @@ class Gen:
             return "%s.%s" % (a, r.choice(["i4", "id", "f8", "ts", "tz", "t", "v", "i8", "f8x", "n"]))
         return r.choice(["%s.tl", "%s.n", "lower(%s.t)", "date_trunc('year', %s.ts)",
                          "%s.id % 3 = 0"]).replace("%s", a)
+
+    def distinct_arg(self, r, a):
+        """count(DISTINCT x)'s x: columns and expressions of every key type."""
+        if r.random() < 0.75:
+            return "%s.%s" % (a, r.choice(["g", "g2", "i2", "i4", "i8", "id", "d", "t", "v", "c",
+                                           "f4", "f8", "ts", "tz", "n", "n2", "b", "tl"]))
+        return r.choice(["%s.i4 % 100", "%s.i8 % 13", "%s.id / 7", "substring(%s.t from 1 for 2)",
+                         "%s.c::text", "%s.f8 * 0", "%s.d + 1", "lower(%s.t)"]).replace("%s", a)
+
+    def shape_distinct(self, r, q_):
+        """count(DISTINCT x), plain or grouped, beside other aggregates: the GPU groups
+        by the keys and x, GpuAgg folds the groups of equal keys."""
+        t = self.fact(r)
+        nk = r.choice([0, 0, 1, 1, 1, 2, 2, 3])
+        keys = []
+        while len(keys) < nk:
+            k = self.group_key(r, "a")
+            if k not in keys:
+                keys.append(k)
+        x = self.distinct_arg(r, "a")
+        cd = "count(DISTINCT %s)" % x
+        aggs = [(cd, None)]
+        x_ = r.random()
+        if x_ < 0.35:
+            aggs += self.aggs(r, "a", q_, r.choice([1, 1, 2, 3]))
+        elif x_ < 0.8:
+            # the aggregates the fold merges (no internal state): mostly min/max/sum/count
+            for _ in range(r.choice([1, 2, 3])):
+                aggs.append(self.agg(r, "a", q_, fn=r.choice(["min", "max", "sum", "avg"]))
+                            if r.random() < 0.7 else
+                            (r.choice(["count(*)", "count(a.t)", "count(a.i4)"]), None))
+        if r.random() < 0.2:
+            aggs.append((cd + " + 1", None))
+        if r.random() < 0.1:
+            aggs.append(("count(DISTINCT %s)" % self.distinct_arg(r, "a"), None))
+        r.shuffle(aggs)
+        sel = keys + [s for s, _ in aggs]
+        q_.tols = [None] * nk + [tl for _, tl in aggs]
+        q_.numval = {i for i, k in enumerate(keys) if k == "a.n"}
+        sql = "SELECT %s FROM %s a%s" % (", ".join(sel), t, self.where(r, "a", q_, 0.6))
+        if keys:
+            sql += " GROUP BY " + ", ".join(keys)
+        if r.random() < 0.3:
+            sql += " HAVING %s %s %d" % (cd, r.choice([">", "<", "="]), r.choice([0, 1, 2, 5, 50]))
+        if keys and r.random() < 0.6:
+            j = [s for s, _ in aggs].index(cd)
+            pos = [nk + j + 1] + list(range(1, nk + 1))
+            sql += self.order_clause(r, pos)
+            q_.order = [p - 1 for p in pos]
+            if r.random() < 0.5:
+                sql += self.limit(r)[0]
+        q_.sql = sql
 
     def shape_group(self, r, q_):
         t = self.fact(r)

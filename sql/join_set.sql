@@ -157,7 +157,7 @@ SELECT js_gpujoin('SELECT js_w.id, js_k.i8, js_k.d FROM js_w JOIN js_k ON js_w.i
 SELECT js_gpujoin('SELECT js_w.*, js_k.c FROM js_w JOIN js_k ON js_w.c = js_k.c WHERE js_w.id > 100');
 -- aggregates the GPU does not run, over a join's rows from the GPU
 SELECT js_gpujoin('SELECT string_agg(w, '','') FROM js_w WHERE w IN (SELECT k FROM js_k)');
-SELECT js_gpujoin('SELECT count(DISTINCT js_w.i4) FROM js_w JOIN js_k ON w = k WHERE js_w.i4 % 2 = 0');
+SELECT js_gpujoin('SELECT sum(DISTINCT js_w.i4) FROM js_w JOIN js_k ON w = k WHERE js_w.i4 % 2 = 0');
 -- a compressed probe value: GpuSemiJoin gives the rows back to PostgreSQL's join
 SELECT js_gpujoin('SELECT id FROM js_toast WHERE w IN (SELECT k FROM js_k)', 'toasted value');
 SELECT count(*), sum(id) FROM js_toast WHERE w IN (SELECT k FROM js_k);

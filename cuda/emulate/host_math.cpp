@@ -18,6 +18,21 @@ pg_gpu_reduce_host(const void *values, int64_t n, int coltype, pg_gpu_col_state 
 		accum_value_at(*out, values, i, coltype);
 }
 
+extern "C" void
+pg_gpu_col_state_merge(pg_gpu_col_state *a, const pg_gpu_col_state *b, int coltype)
+{
+	if (a->n == 0 && b->n > 0)
+	{
+		/* a holds no value: its min/max words mean nothing */
+		uint32_t	flags = a->flags;
+
+		*a = *b;
+		a->flags |= flags;
+		return;
+	}
+	state_merge(*a, *b, coltype);
+}
+
 /* Decimal digits of an unsigned 192-bit number, by repeated division by 10^9. */
 static void
 u192_to_dec(uint64_t w[3], char *buf)

@@ -361,6 +361,9 @@ PgGpuPartialState(PgGpuAggState state, int coltype, const pg_gpu_col_state *c,
 				return PointerGetDatum(construct_array(d, 2, INT8OID, 8, FLOAT8PASSBYVAL,
 													   TYPALIGN_DOUBLE));
 			}
+		case PG_GPU_AGGST_COUNT_DISTINCT:
+			/* GpuAgg's fold counts it (gpuagg_fold.cpp): no state here */
+			break;
 		case PG_GPU_AGGST_VAR:
 			if (is_float)
 			{

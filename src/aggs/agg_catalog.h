@@ -16,7 +16,8 @@ typedef enum PgGpuAggState
 	PG_GPU_AGGST_MAX,
 	PG_GPU_AGGST_SUM,
 	PG_GPU_AGGST_AVG,
-	PG_GPU_AGGST_VAR			/* variance and stddev, every flavour */
+	PG_GPU_AGGST_VAR,			/* variance and stddev, every flavour */
+	PG_GPU_AGGST_COUNT_DISTINCT /* count(DISTINCT x): counted by GpuAgg's fold */
 } PgGpuAggState;
 
 /* Returns false if the aggregate is not one GpuAgg computes. */

@@ -25,6 +25,8 @@
  * Direct mode (grouped, no internal states): custom_scan_tlist holds the keys and
  * the aggregates' final values, which GpuAgg computes with PostgreSQL's final
  * functions; the plan's qual is HAVING and its targetlist the query's output.
+ * count(DISTINCT x) is always direct (grouped or not): the task groups by the
+ * keys and x, and GpuAgg folds the groups of equal keys (gpuagg_fold.cpp).
  */
 typedef enum GpuAggPrivateIndex
 {
@@ -41,6 +43,9 @@ typedef enum GpuAggPrivateIndex
 	GPUAGG_PRIV_KEY_CODES,		/* IntList: per grouping key, -1 or the text
 								 * payload it codes (set * PG_GPU_MAX_PAYLOAD
 								 * + column; a star join's dimension column) */
+	GPUAGG_PRIV_DISTINCT_TEXT,	/* String: count(DISTINCT x)'s x, deparsed ("" if
+								 * none); x is then the task's last key, which
+								 * GpuAgg folds away (gpuagg_fold.cpp) */
 	GPUAGG_PRIV_COUNT,
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
@@ -59,6 +64,7 @@ typedef struct GpuAggPrivate
 	List	   *finalfns;
 	List	   *sets;
 	List	   *key_codes;
+	String	   *distinct_text;
 	/* the path's only */
 	List	   *scan_tlist;
 	Node	   *having;
@@ -79,6 +85,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->finalfns);
 	l = lappend(l, p->sets);
 	l = lappend(l, p->key_codes);
+	l = lappend(l, p->distinct_text);
 	Assert(list_length(l) == GPUAGG_PRIV_COUNT);
 	if (!path)
 		return l;
@@ -101,6 +108,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->finalfns = (List *) list_nth(l, GPUAGG_PRIV_FINALFN);
 	p->sets = (List *) list_nth(l, GPUAGG_PRIV_SETS);
 	p->key_codes = (List *) list_nth(l, GPUAGG_PRIV_KEY_CODES);
+	p->distinct_text = (String *) list_nth(l, GPUAGG_PRIV_DISTINCT_TEXT);
 	if (list_length(l) < GPUAGG_PATH_COUNT)
 		return;
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);
@@ -124,8 +132,22 @@ typedef struct GpuAggState
 	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
 	MemoryContext row_cxt;		/* an output row's partial states */
 
+	/* count(DISTINCT x): the task's last key is x (GPUAGG_PRIV_DISTINCT_TEXT) */
+	bool		distinct;
+	int			nkeys_out;		/* grouping keys in the scan tuple */
+	int64		fold_distinct;	/* the emitted row's count(DISTINCT x) */
+
 	/* execution */
 	int64		next_group;		/* grouped: next group to emit */
+	/* the fold (gpuagg_fold.cpp): every group's record, in key order */
+	MemoryContext fold_cxt;
+	char	   *fold_recs;		/* fold_n records of fold_size bytes */
+	int64	   *fold_order;
+	int64		fold_n;
+	int64		fold_pos;
+	size_t		fold_size;
+	bool		fold_ready;
+	bool		fold_emitted;	/* ungrouped: the one row went out */
 } GpuAggState;
 
 extern CustomScanMethods gpuagg_scan_methods;
@@ -136,6 +158,16 @@ void		PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output
 
 /* Whether path is a GpuAgg path (rescan.cpp). */
 bool		PgGpuIsAggPath(Path *path);
+
+/* executor: the scan tuple of one result row (gpuagg_exec.cpp) */
+TupleTableSlot *PgGpuAggEmitRow(GpuAggState *s, const uint64 *keys, uint32 nullmask,
+								int64 rows, const pg_gpu_col_state *cols);
+
+/* count(DISTINCT x): the next folded row, projected (NULL after the last) */
+TupleTableSlot *PgGpuAggFoldNext(GpuAggState *s);
+
+/* count(DISTINCT x): forget the fold (rescan, end) */
+void		PgGpuAggFoldReset(GpuAggState *s);
 
 /* executor: register the scan methods */
 void		PgGpuAggExecInit(void);

@@ -81,11 +81,13 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 
 	PgGpuTableNodeBegin(&s->t, priv.task);
 	s->t.nkeys = s->t.task.nkeys;
+	s->distinct = priv.distinct_text != NULL && strVal(priv.distinct_text)[0] != '\0';
+	s->nkeys_out = s->t.nkeys - (s->distinct ? 1 : 0);
 	for (int j = 0; j < PG_GPU_MAX_KEYS; j++)
 		s->key_code[j] = j < list_length(priv.key_codes) ? list_nth_int(priv.key_codes, j) : -1;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
-		if (k >= s->t.nkeys)
+		if (k >= s->nkeys_out)
 			break;
 		s->key_typid[k++] = exprType((Node *) lfirst_node(TargetEntry, lc)->expr);
 	}
@@ -110,13 +112,16 @@ BeginGpuAgg(CustomScanState *node, EState *estate, int eflags)
 	PG_GPU_GUARD(BeginGpuAggImpl((GpuAggState *) node, estate, eflags));
 }
 
-/* The scan tuple of one result row: keys, then the partial states. */
-static TupleTableSlot *
-emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
-		 const pg_gpu_col_state *cols)
+/*
+ * The scan tuple of one result row: keys, then the partial states (direct
+ * mode: the final values; count(DISTINCT x) the fold's count).
+ */
+TupleTableSlot *
+PgGpuAggEmitRow(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
+				const pg_gpu_col_state *cols)
 {
 	TupleTableSlot *slot = s->t.css.ss.ss_ScanTupleSlot;
-	int			nkeys = s->t.nkeys;
+	int			nkeys = s->nkeys_out;
 	MemoryContext old;
 
 	MemoryContextReset(s->row_cxt);
@@ -144,6 +149,14 @@ emit_row(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	for (int i = 0; i < s->nout; i++)
 	{
 		const pg_gpu_col_state *col = s->out_col[i] >= 0 ? &cols[s->out_col[i]] : NULL;
+
+		if (s->out_state[i] == PG_GPU_AGGST_COUNT_DISTINCT)
+		{
+			/* count has no final function: the count is the value */
+			slot->tts_isnull[nkeys + i] = false;
+			slot->tts_values[nkeys + i] = Int64GetDatum(s->fold_distinct);
+			continue;
+		}
 
 		Datum		d = PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i],
 										  col, rows, &slot->tts_isnull[nkeys + i]);
@@ -187,7 +200,7 @@ next_group(GpuAggState *s)
 		}
 		CHECK_FOR_INTERRUPTS();
 		pg_gpu_agg_group(s->t.agg, s->next_group++, keys, &nullmask, &rows, cols);
-		if ((out = emit_row(s, keys, nullmask, rows, cols)) != NULL)
+		if ((out = PgGpuAggEmitRow(s, keys, nullmask, rows, cols)) != NULL)
 			return out;
 	}
 }
@@ -213,18 +226,22 @@ ExecGpuAggImpl(GpuAggState *s)
 {
 	if (s->t.fallback)
 		return next_child_row(s);
+	if (s->t.gpu_ran && s->distinct)
+		return PgGpuAggFoldNext(s);
 	if (s->t.gpu_ran && s->t.nkeys > 0)
 		return next_group(s);
 	if (s->t.done)
 		return NULL;
 	if (!PgGpuTableNodeRun(&s->t))
 		return next_child_row(s);
+	if (s->distinct)
+		return PgGpuAggFoldNext(s);
 	if (s->t.nkeys > 0)
 	{
 		s->next_group = 0;
 		return next_group(s);
 	}
-	return emit_row(s, NULL, 0, s->t.res.nrows, s->t.res.cols);
+	return PgGpuAggEmitRow(s, NULL, 0, s->t.res.nrows, s->t.res.cols);
 }
 
 static TupleTableSlot *
@@ -237,15 +254,23 @@ ExecGpuAgg(CustomScanState *node)
 }
 
 static void
+EndGpuAggImpl(GpuAggState *s)
+{
+	PgGpuAggFoldReset(s);
+	PgGpuTableNodeEnd(&s->t);
+}
+
+static void
 EndGpuAgg(CustomScanState *node)
 {
-	PG_GPU_GUARD(PgGpuTableNodeEnd(&((GpuAggState *) node)->t));
+	PG_GPU_GUARD(EndGpuAggImpl((GpuAggState *) node));
 }
 
 static void
 ReScanGpuAggImpl(GpuAggState *s)
 {
 	PgGpuTableNodeReScan(&s->t);
+	PgGpuAggFoldReset(s);
 	s->next_group = 0;
 }
 
@@ -276,6 +301,8 @@ ExplainGpuAggImpl(GpuAggState *s, ExplainState *es)
 	GpuAggPrivate priv;
 
 	GpuAggPrivateRead(cscan->custom_private, &priv);
+	if (s->distinct)
+		ExplainPropertyText("Distinct", strVal(priv.distinct_text), es);
 	PgGpuTableNodeExplain(&s->t, strVal(priv.filter_text), es, explain_groups);
 }
 

@@ -25,6 +25,7 @@ extern "C" {
 #include "utils/syscache.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "optimizer/planner.h"
 #include "optimizer/prep.h"
 #include "optimizer/tlist.h"
@@ -110,6 +111,7 @@ typedef struct GpuAggBuild
 	List	   *out_col;
 	List	   *key_codes;		/* per key: -1, or a text payload's set *
 								 * PG_GPU_MAX_PAYLOAD + column */
+	Aggref	   *distinct;		/* the first count(DISTINCT x): x is the last key */
 } GpuAggBuild;
 
 /* An aggregate's argument as an engine input (shared by equal arguments). */
@@ -161,11 +163,33 @@ add_aggref(GpuAggBuild *b, Aggref *a)
 	int			coltype = 0;
 
 	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
-		a->aggdistinct != NIL || a->aggorder != NIL || a->aggfilter != NULL ||
+		a->aggorder != NIL || a->aggfilter != NULL ||
 		a->aggvariadic || a->aggsplit != AGGSPLIT_SIMPLE)
 		return false;
 	if (list_member(b->aggs, a))
 		return true;
+	if (a->aggdistinct != NIL)
+	{
+		/*
+		 * count(DISTINCT x): x becomes the last grouping key (agg_path), and
+		 * GpuAgg folds the groups of equal keys, counting their non-NULL x.
+		 * One distinct argument per query, as the fold has one x key.
+		 */
+		if (a->aggfnoid != F_COUNT_ANY || list_length(a->args) != 1 ||
+			list_length(a->aggdistinct) != 1)
+			return false;
+		if (b->distinct != NULL &&
+			!equal(linitial_node(TargetEntry, a->args)->expr,
+				   linitial_node(TargetEntry, b->distinct->args)->expr))
+			return false;
+		if (b->distinct == NULL)
+			b->distinct = a;
+		b->aggs = lappend(b->aggs, a);
+		b->out_state = lappend_int(b->out_state, PG_GPU_AGGST_COUNT_DISTINCT);
+		b->out_coltype = lappend_int(b->out_coltype, 0);
+		b->out_col = lappend_int(b->out_col, -1);
+		return true;
+	}
 	if (!PgGpuAggLookup(a->aggfnoid, &state, &argtype))
 		return false;
 	if (state != PG_GPU_AGGST_COUNT_STAR)
@@ -317,6 +341,89 @@ text_payload_key(PgGpuCompiler *comp, SortGroupClause *sgc, Expr *expr)
 }
 
 /*
+ * One grouping key of the task: a GROUP BY key, or count(DISTINCT x)'s x (sgc its
+ * DISTINCT clause), compiled under the rules of a GROUP BY key: the type's own
+ * equality is the hash table's.
+ */
+static bool
+add_key(GpuAggBuild *b, SortGroupClause *sgc, Expr *expr, PgGpuStarJoin *star, bool is_x)
+{
+	int			t = PgGpuValueType(exprType((Node *) expr));
+	pg_gpu_expr *k;
+	PgGpuPayloadVar *code = NULL;
+
+	if (t == 0 || t == PG_GPU_BOOL || b->task->nkeys >= PG_GPU_MAX_KEYS)
+		return false;
+	k = &b->task->keys[b->task->nkeys];
+	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
+		(code = text_payload_key(&b->comp, sgc, expr)) != NULL)
+	{
+		if (!PgGpuCompilePayloadCode(&b->comp, code, k))
+			return false;
+	}
+	else if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b->comp.relid))
+		return false;
+	else if (!PgGpuCompileExpr(&b->comp, expr, k) || k->type != t)
+		return false;
+	b->key_codes = lappend_int(b->key_codes,
+							   code ? code->set * PG_GPU_MAX_PAYLOAD + code->col : -1);
+	/* a dimension's column as it is: its distinct values bound the groups' */
+	if (star != NULL && IsA(expr, Var) && ((Var *) expr)->varno != (int) b->comp.relid &&
+		(code != NULL || (code = PgGpuFindPayloadVar(&b->comp, (Var *) expr)) != NULL))
+		b->task->key_pay[b->task->nkeys] = (uint8) (1 + code->set * PG_GPU_MAX_PAYLOAD + code->col);
+	b->task->nkeys++;
+	if (is_x)
+		return true;			/* the fold's key: not in the scan tuple */
+	b->key_exprs = lappend(b->key_exprs, expr);
+	b->key_refs = lappend_int(b->key_refs, sgc->tleSortGroupRef);
+	return true;
+}
+
+/* count(DISTINCT x)'s x */
+static Expr *
+distinct_arg(Aggref *a)
+{
+	return linitial_node(TargetEntry, a->args)->expr;
+}
+
+/*
+ * count(DISTINCT x): x as the task's last key, when the fold can finish the
+ * query: x of the scanned table (no outer or dimension column), equal under
+ * the key rules exactly when PostgreSQL's DISTINCT (its equality operator, a
+ * deterministic collation), and no other aggregate whose partial states the
+ * fold cannot combine as PostgreSQL would (float avg and variances: their
+ * overflow checks are per group; see docs/SEMANTICS.md 25).
+ */
+static bool
+distinct_key(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star)
+{
+	Aggref	   *a = b->distinct;
+	Expr	   *x = distinct_arg(a);
+	SortGroupClause *sgc = linitial_node(SortGroupClause, a->aggdistinct);
+	Relids		varnos = pull_varnos(root, (Node *) x);
+	ListCell   *lc,
+			   *lc2;
+	int			t = PgGpuValueType(exprType((Node *) x));
+
+	if (bms_is_empty(varnos) || !bms_equal(varnos, bms_make_singleton(b->comp.relid)) ||
+		contain_volatile_functions((Node *) x))
+		return false;
+	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
+		!PgGpuCollationIsDeterministic(a->inputcollid))
+		return false;
+	forboth(lc, b->out_state, lc2, b->out_coltype)
+	{
+		int			st = lfirst_int(lc);
+		int			ct = lfirst_int(lc2) & 0xFF;
+
+		if ((st == PG_GPU_AGGST_AVG || st == PG_GPU_AGGST_VAR) &&
+			(ct == PG_GPU_FLOAT4 || ct == PG_GPU_FLOAT8))
+			return false;
+	}
+	return add_key(b, sgc, x, star, true);
+}
+
+/*
  * One GpuAgg path for the aggregation over input_rel: one table, a set join
  * (star NULL), or the star join star.  False if none was added.
  */
@@ -380,34 +487,10 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	foreach(lc, parse->groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
-		int			t = PgGpuValueType(exprType((Node *) expr));
-		pg_gpu_expr *k;
 
-		PgGpuPayloadVar *code = NULL;
-
-		if (t == 0 || t == PG_GPU_BOOL || b.task->nkeys >= PG_GPU_MAX_KEYS)
+		if (!add_key(&b, sgc, (Expr *) get_sortgroupclause_expr(sgc, parse->targetList), star,
+					 false))
 			return false;
-		k = &b.task->keys[b.task->nkeys];
-		if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
-			(code = text_payload_key(&b.comp, sgc, expr)) != NULL)
-		{
-			if (!PgGpuCompilePayloadCode(&b.comp, code, k))
-				return false;
-		}
-		else if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b.comp.relid))
-			return false;
-		else if (!PgGpuCompileExpr(&b.comp, expr, k) || k->type != t)
-			return false;
-		b.key_codes = lappend_int(b.key_codes,
-								  code ? code->set * PG_GPU_MAX_PAYLOAD + code->col : -1);
-		/* a dimension's column as it is: its distinct values bound the groups' */
-		if (star != NULL && IsA(expr, Var) && ((Var *) expr)->varno != (int) b.comp.relid &&
-			(code != NULL || (code = PgGpuFindPayloadVar(&b.comp, (Var *) expr)) != NULL))
-			b.task->key_pay[b.task->nkeys] = (uint8) (1 + code->set * PG_GPU_MAX_PAYLOAD + code->col);
-		b.task->nkeys++;
-		b.key_exprs = lappend(b.key_exprs, expr);
-		b.key_refs = lappend_int(b.key_refs, sgc->tleSortGroupRef);
 	}
 
 	/* every aggregate supported, and nothing else read from the table */
@@ -423,6 +506,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 	if (extra->havingQual && !add_upper_expr(&b, extra->havingQual))
 		return false;
+	if (b.distinct != NULL && !distinct_key(root, &b, star))
+		return false;
 	if (sj.jointype == JOIN_INNER && sj.probe)
 	{
 		/*
@@ -431,7 +516,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		 * weight is the join's only probe; other aggregates need the keys unique,
 		 * which the executor checks (else the CPU joins).
 		 */
-		if (!grouped && b.task->ninputs == 0)
+		if (!grouped && b.task->ninputs == 0 && b.distinct == NULL)
 		{
 			if (!PgGpuCompileSetValue(&b.comp, sj.probe_key, sj.keytype, join_set, false,
 									  &b.task->weight))
@@ -454,6 +539,17 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 									  input_rel->rows, NULL, NULL);
 		b.task->groups_hint = (int64) Min(ngroups, 1e12);
 	}
+	double		fold_cost = 0;
+
+	if (b.distinct != NULL)
+	{
+		/* the engine's groups: the keys and x */
+		List	   *exprs = lappend(list_copy(b.key_exprs), distinct_arg(b.distinct));
+		double		nx = estimate_num_groups(root, exprs, input_rel->rows, NULL, NULL);
+
+		b.task->groups_hint = (int64) Min(nx, 1e12);
+		fold_cost = nx * cpu_tuple_cost;
+	}
 
 	/*
 	 * Grouped, with no aggregate whose state is "internal": GpuAgg itself applies
@@ -462,7 +558,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	 * no Finalize node handles every group a second time.
 	 */
 	List	   *finalfns = NIL;
-	bool		direct = grouped && pg_gpu_direct_groups;
+	bool		distinct = b.distinct != NULL;
+	bool		direct = (grouped && pg_gpu_direct_groups) || distinct;
 
 	foreach(lc, b.aggs)
 	{
@@ -478,6 +575,9 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		finalfns = lappend_oid(finalfns, agg->aggfinalfn);
 		ReleaseSysCache(tup);
 	}
+	/* PostgreSQL has no partial DISTINCT aggregate: GpuAgg finishes them */
+	if (distinct && !direct)
+		return false;
 	if (!direct)
 		finalfns = NIL;
 
@@ -509,11 +609,24 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
 	}
 
-	/* the CPU fallback: PostgreSQL's partial aggregation of the filtered scan */
-	Path	   *cpu_partial = (Path *) create_agg_path(root, output_rel,
-													   PgGpuJoinCpuPath(root, input_rel->cheapest_total_path),
+	/*
+	 * The CPU fallback: PostgreSQL's partial aggregation of the filtered scan.
+	 * Its Agg does DISTINCT aggregates only sorted (nodeAgg.c): the input is
+	 * then sorted by the groups' pathkeys.
+	 */
+	Path	   *cpu_input = PgGpuJoinCpuPath(root, input_rel->cheapest_total_path);
+
+	if (distinct && grouped)
+	{
+		if (!grouping_is_sortable(parse->groupClause) || root->group_pathkeys == NIL)
+			return false;
+		if (!pathkeys_contained_in(root->group_pathkeys, cpu_input->pathkeys))
+			cpu_input = (Path *) create_sort_path(root, output_rel, cpu_input,
+												  root->group_pathkeys, -1.0);
+	}
+	Path	   *cpu_partial = (Path *) create_agg_path(root, output_rel, cpu_input,
 													   partial_target,
-													   grouped ? AGG_HASHED : AGG_PLAIN,
+													   grouped ? (distinct ? AGG_SORTED : AGG_HASHED) : AGG_PLAIN,
 													   direct ? AGGSPLIT_SIMPLE : AGGSPLIT_INITIAL_SERIAL,
 													   grouped ? parse->groupClause : NIL,
 													   NIL, &partial_costs, ngroups);
@@ -532,7 +645,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	/* every group is handed to the Finalize Aggregate as one tuple */
 	/* no star join: the GPU service runs it, key sets and all (no CUDA start here) */
 	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, star == NULL) +
-		(grouped ? ngroups * cpu_tuple_cost : 0.0) +
+		(grouped ? ngroups * cpu_tuple_cost : 0.0) + fold_cost +
 		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	cpath->flags = 0;
@@ -555,6 +668,9 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.having = direct ? extra->havingQual : NULL;
 	priv.relid = scan_rel->relid;
 	priv.key_codes = b.key_codes;
+	priv.distinct_text = b.distinct ?
+		PgGpuFilterText(list_make1(distinct_arg(b.distinct)), rte->relid, scan_rel->relid) :
+		makeString(pstrdup(""));
 	cpath->custom_private = GpuAggPrivateBuild(&priv, true);
 	cpath->methods = &gpuagg_path_methods;
 
