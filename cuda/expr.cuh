@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "agg_state.cuh"
+#include "datetime.cuh"
 #include "decimal.cuh"
 #include "dict/trie.cuh"
 
@@ -764,6 +765,17 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 						}
 						x.bits = f_bits(d);
 					}
+					else if (in.a == PG_GPU_DECIMAL)
+					{
+						/* a numeric GROUP BY key's word: its scaled integer, exactly */
+						int128		v = dec_of(x);
+
+						if (!int_in_range(v, PG_GPU_INT8))
+							return false;
+						x.bits = (uint64_t) (int64_t) v;
+						x.hi = 0;
+						x.len = 0;
+					}
 					else if (!int_in_range((int128) (int64_t) x.bits, in.type))
 						return false;
 					break;
@@ -971,6 +983,19 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					st[sp - 1].len = text_len((const uint8_t *) (uintptr_t) st[sp - 1].bits,
 											  st[sp - 1].len, PG_GPU_BPCHAR);
 				break;
+			case PG_GPU_OP_DATEPART:
+				{
+					pval	   &x = st[sp - 1];
+					dt_outcome	o;
+
+					if (x.null)
+						break;
+					o = dt_eval(in.type, in.a, in.b, x.bits, &x.bits, &x.hi, &x.len);
+					if (o == DT_GIVE_BACK)
+						return false;	/* re-run on the CPU */
+					x.null = o == DT_NULL;
+					break;
+				}
 			default:
 				return false;
 		}

@@ -200,7 +200,10 @@ typedef enum pg_gpu_opcode
 	PG_GPU_OP_DIV,
 	PG_GPU_OP_MOD,
 	PG_GPU_OP_NEG,
-	PG_GPU_OP_CAST,				/* type: target, a: source type */
+	PG_GPU_OP_CAST,				/* type: target, a: source type (INT8 from
+								 * DECIMAL: the scaled integer itself, a
+								 * numeric GROUP BY key's word; beyond
+								 * int64: an expression error) */
 	PG_GPU_OP_CMP,				/* type: operand type, a: PG_GPU_CMP_* */
 	PG_GPU_OP_AND_BEGIN,		/* push TRUE accumulator */
 	PG_GPU_OP_AND_STEP,			/* fold top into accumulator; FALSE (b=1: or
@@ -242,8 +245,41 @@ typedef enum pg_gpu_opcode
 								 * pattern (pg_gpu_like_*), b = 1: NOT LIKE */
 	PG_GPU_OP_SUBSTR,			/* a: constant skip << 32 | count, in characters
 								 * (count PG_GPU_SUBSTR_ALL: to the end) */
-	PG_GPU_OP_RTRIM				/* bpchar to text: trailing blanks dropped */
+	PG_GPU_OP_RTRIM,			/* bpchar to text: trailing blanks dropped */
+	/* EXTRACT / date_part (cuda/datetime.cuh, docs/SEMANTICS.md 27) */
+	PG_GPU_OP_DATEPART			/* type: DECIMAL (EXTRACT: at the field's
+								 * scale, dscale that scale) or FLOAT8
+								 * (date_part); a: pg_gpu_dt_field; b: the
+								 * operand's type (DATE or TIMESTAMP) |
+								 * PG_GPU_DT_DATE_AS_TS (a date made a
+								 * timestamp first) */
 } pg_gpu_opcode;
+
+/* The fields PG_GPU_OP_DATEPART extracts (PostgreSQL's DTK_* units). */
+typedef enum pg_gpu_dt_field
+{
+	PG_GPU_DT_YEAR = 1,
+	PG_GPU_DT_MONTH,
+	PG_GPU_DT_DAY,
+	PG_GPU_DT_QUARTER,
+	PG_GPU_DT_WEEK,
+	PG_GPU_DT_DOW,
+	PG_GPU_DT_ISODOW,
+	PG_GPU_DT_DOY,
+	PG_GPU_DT_DECADE,
+	PG_GPU_DT_CENTURY,
+	PG_GPU_DT_MILLENNIUM,
+	PG_GPU_DT_ISOYEAR,
+	PG_GPU_DT_JULIAN,
+	PG_GPU_DT_EPOCH,
+	PG_GPU_DT_HOUR,
+	PG_GPU_DT_MINUTE,
+	PG_GPU_DT_SECOND,
+	PG_GPU_DT_MILLISEC,
+	PG_GPU_DT_MICROSEC
+} pg_gpu_dt_field;
+
+#define PG_GPU_DT_DATE_AS_TS 0x100
 
 /*
  * A LIKE pattern as the compiler hands it to PG_GPU_OP_LIKE: escapes resolved,

@@ -1977,11 +1977,27 @@ class Gen:
             return "'%s'::numeric" % v
         return v if r.random() < 0.6 else "%s::numeric" % v
 
+    def extract(self, r, a, numeric=True):
+        """EXTRACT (numeric) or date_part (float8) of a date, timestamp or timestamptz."""
+        col = r.choice(["d", "d", "ts", "ts", "tz"])
+        fields = ["year", "month", "day", "quarter", "dow", "isodow", "doy", "week", "isoyear",
+                  "decade", "century", "millennium", "epoch", "YEAR", "'Years'"]
+        if col == "d" and numeric:
+            fields += ["julian"]
+        else:
+            fields += ["hour", "minute", "second", "milliseconds", "microseconds", "julian"]
+        f = r.choice(fields)
+        if numeric:
+            return "extract(%s FROM %s.%s)" % (f, a, col)
+        return "date_part(%s, %s.%s)" % (q(f.strip("'").lower()), a, col)
+
     def nexpr(self, r, a, depth=0):
         """A numeric expression: numeric columns, int-to-numeric casts, + - * and unary -."""
         x = r.random()
         if depth >= 2 or x < 0.45:
             y = r.random()
+            if y < 0.12:
+                return self.extract(r, a)
             if y < 0.7:
                 return "%s.%s" % (a, r.choice(["n2", "n2", "n4", "n4", "n"]))
             if y < 0.85:
@@ -2003,6 +2019,11 @@ class Gen:
         if x < 0.55:
             rhs = self.nlit(r) if r.random() < 0.6 else self.nexpr(r, a, 1)
             return "%s %s %s" % (self.nexpr(r, a, 1), r.choice(["=", "<>", "<", "<=", ">", ">="]), rhs)
+        if x < 0.6:
+            # EXTRACT against years, months, days of the data
+            return "%s %sBETWEEN %s AND %s" % (
+                self.extract(r, a), r.choice(["", "NOT "]),
+                r.choice(["1", "1995", "12", "-1", "2000.5"]), r.choice(["3", "1998", "2005", "31"]))
         if x < 0.65:
             return "%s.%s %sBETWEEN %s AND %s" % (a, r.choice(["n", "n2", "n4"]),
                                                 r.choice(["", "NOT "]), self.nlit(r), self.nlit(r))
@@ -2040,7 +2061,8 @@ class Gen:
             off = 0
         else:
             key = r.choice(["a.g", "a.g2", "a.g", "a.g2", "a.i2", "a.d", "a.g, a.d", "a.b", "a.n2",
-                            "a.n4"])
+                            "a.n4", self.extract(r, a), "a.g, " + self.extract(r, a),
+                            self.extract(r, a, False)])
             nk = key.count(",") + 1
             q_.sql = "SELECT %s, %s FROM %s a%s GROUP BY %s" % (key, ", ".join(aggs), t, where, key)
             if r.random() < 0.3:

@@ -33,6 +33,7 @@ main()
 	expr_tests(rng, gpu);
 	decimal_tests(rng, gpu);
 	cc_tests(rng, gpu);
+	datetime_tests(rng);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -45,6 +45,7 @@ void		sort_tests(std::mt19937_64 &rng, bool gpu);
 void		expr_tests(std::mt19937_64 &rng, bool gpu);
 void		decimal_tests(std::mt19937_64 &rng, bool gpu);
 void		cc_tests(std::mt19937_64 &rng, bool gpu);
+void		datetime_tests(std::mt19937_64 &rng);
 
 /* ---- a tiny heap page writer ------------------------------------------- */
 

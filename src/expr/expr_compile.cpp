@@ -1119,6 +1119,8 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 	foreach(lc, c->set_tests)
 		if (((PgGpuSetTest *) lfirst(lc))->clause == e)
 			return compile_set_test(c, (PgGpuSetTest *) lfirst(lc), type);
+	if (PgGpuIsExtract(e))
+		return PgGpuCompileExtract(c, e, type);
 	if (PgGpuIsNumericNode(e))
 		return PgGpuCompileNumeric(c, e, type);
 	if (PgGpuIsDateTimestampCmp(e))

@@ -318,6 +318,20 @@ bool		PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type);
 bool		PgGpuIsDateTimestampCmp(Expr *e);
 bool		PgGpuCompileDateTimestampCmp(PgGpuCompiler *c, Expr *e, int *type);
 
+/*
+ * EXTRACT / date_part of a date or timestamp with a constant field
+ * (expr_datetime.cpp): numeric (a DECIMAL at the field's scale, dscale fixed)
+ * or float8.
+ */
+bool		PgGpuIsExtract(Expr *e);
+bool		PgGpuCompileExtract(PgGpuCompiler *c, Expr *e, int *type);
+
+/*
+ * A numeric GROUP BY key: a DECIMAL of fixed dscale whose scaled integer (at
+ * out->scale) travels as an int8 word (expr_numeric.cpp).
+ */
+bool		PgGpuCompileNumericKey(PgGpuCompiler *c, Expr *e, pg_gpu_expr *out);
+
 /* Fill task->cols and renumber column references; false if too many columns. */
 bool		PgGpuFinishPrograms(PgGpuCompiler *c);
 

@@ -1,5 +1,6 @@
 /*
- * expr_datetime.cpp — a date compared with a timestamp constant.
+ * expr_datetime.cpp — a date compared with a timestamp constant; EXTRACT and
+ * date_part of a date or timestamp.
  *
  * Reports write date ranges as `d < date '1994-01-01' + interval '1' year`: the
  * planner folds the right side into a timestamp constant, and the operator is
@@ -23,7 +24,11 @@ extern "C" {
 #include "datatype/timestamp.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/scansup.h"
+#include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
 #include "utils/timestamp.h"
 #include "utils/lsyscache.h"
 
@@ -118,4 +123,146 @@ PgGpuCompileDateTimestampCmp(PgGpuCompiler *c, Expr *e, int *type)
 		return false;
 	*type = PG_GPU_BOOL;
 	return PgGpuEmit(c, PG_GPU_OP_CMP, PG_GPU_DATE, strategy, 0, -1);
+}
+
+/*
+ * EXTRACT(field FROM x) is extract(text, date|timestamp), numeric since
+ * PostgreSQL 14; date_part(text, timestamp) is float8, and date_part(text, date)
+ * a SQL function the planner inlines as date_part(text, x::timestamp).  The
+ * field is decoded here as those functions decode it (downcase, DecodeUnits,
+ * DecodeSpecial); a unit the type does not have raises an error in PostgreSQL,
+ * so it stays there.  timestamptz depends on the session's time zone: not here.
+ * The values come from cuda/datetime.cuh (docs/SEMANTICS.md 27).
+ */
+bool
+PgGpuIsExtract(Expr *e)
+{
+	if (!IsA(e, FuncExpr))
+		return false;
+	switch (((FuncExpr *) e)->funcid)
+	{
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_DATE_PART_TEXT_DATE:
+		case F_DATE_PART_TEXT_TIMESTAMP:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* The pg_gpu_dt_field of a constant unit, or 0 (from_ts: of a timestamp, else a date). */
+static int
+unit_field(Node *n, bool from_ts)
+{
+	Const	   *k = (Const *) n;
+	text	   *units;
+	char	   *low;
+	int			type,
+				val;
+
+	if (!IsA(n, Const) || k->constisnull || k->consttype != TEXTOID)
+		return 0;
+	units = DatumGetTextPP(k->constvalue);
+	low = downcase_truncate_identifier(VARDATA_ANY(units), VARSIZE_ANY_EXHDR(units), false);
+	type = DecodeUnits(0, low, &val);
+	if (type == UNKNOWN_FIELD)
+		type = DecodeSpecial(0, low, &val);
+	if (type == RESERV)
+		return val == DTK_EPOCH ? PG_GPU_DT_EPOCH : 0;
+	if (type != UNITS)
+		return 0;
+	switch (val)
+	{
+		case DTK_YEAR:
+			return PG_GPU_DT_YEAR;
+		case DTK_MONTH:
+			return PG_GPU_DT_MONTH;
+		case DTK_DAY:
+			return PG_GPU_DT_DAY;
+		case DTK_QUARTER:
+			return PG_GPU_DT_QUARTER;
+		case DTK_WEEK:
+			return PG_GPU_DT_WEEK;
+		case DTK_DOW:
+			return PG_GPU_DT_DOW;
+		case DTK_ISODOW:
+			return PG_GPU_DT_ISODOW;
+		case DTK_DOY:
+			return PG_GPU_DT_DOY;
+		case DTK_DECADE:
+			return PG_GPU_DT_DECADE;
+		case DTK_CENTURY:
+			return PG_GPU_DT_CENTURY;
+		case DTK_MILLENNIUM:
+			return PG_GPU_DT_MILLENNIUM;
+		case DTK_ISOYEAR:
+			return PG_GPU_DT_ISOYEAR;
+		case DTK_JULIAN:
+			return PG_GPU_DT_JULIAN;
+		case DTK_HOUR:
+			return from_ts ? PG_GPU_DT_HOUR : 0;
+		case DTK_MINUTE:
+			return from_ts ? PG_GPU_DT_MINUTE : 0;
+		case DTK_SECOND:
+			return from_ts ? PG_GPU_DT_SECOND : 0;
+		case DTK_MILLISEC:
+			return from_ts ? PG_GPU_DT_MILLISEC : 0;
+		case DTK_MICROSEC:
+			return from_ts ? PG_GPU_DT_MICROSEC : 0;
+		default:
+			return 0;
+	}
+}
+
+bool
+PgGpuCompileExtract(PgGpuCompiler *c, Expr *e, int *type)
+{
+	FuncExpr   *f = (FuncExpr *) e;
+	bool		numeric = f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP;
+	Expr	   *arg;
+	Oid			argtype;
+	uint32		src;
+	int			field;
+	int			t;
+
+	if (list_length(f->args) != 2)
+		return false;
+	arg = (Expr *) lsecond(f->args);
+	argtype = exprType((Node *) arg);
+	if (f->funcid == F_EXTRACT_TEXT_DATE)
+		src = PG_GPU_DATE;
+	else if (f->funcid == F_DATE_PART_TEXT_DATE)
+		src = PG_GPU_DATE | PG_GPU_DT_DATE_AS_TS;
+	else if (argtype != TIMESTAMPOID)
+		return false;			/* timestamptz: the session's time zone */
+	else if (IsA(arg, FuncExpr) && ((FuncExpr *) arg)->funcid == F_TIMESTAMP_DATE &&
+			 list_length(((FuncExpr *) arg)->args) == 1)
+	{
+		/* date::timestamp (date2timestamp), done by the opcode */
+		arg = (Expr *) linitial(((FuncExpr *) arg)->args);
+		src = PG_GPU_DATE | PG_GPU_DT_DATE_AS_TS;
+	}
+	else
+		src = PG_GPU_TIMESTAMP;
+	if (exprType((Node *) arg) != (src == PG_GPU_DATE || (src & PG_GPU_DT_DATE_AS_TS) ? DATEOID
+								   : TIMESTAMPOID))
+		return false;
+	field = unit_field((Node *) linitial(f->args), src != PG_GPU_DATE);
+	/* a timestamp's numeric Julian day divides (select_div_scale): not here */
+	if (field == 0 || (numeric && field == PG_GPU_DT_JULIAN && src != PG_GPU_DATE))
+		return false;
+	if (!PgGpuCompileNode(c, arg, &t) || t != (int) (src & 0xFF))
+		return false;
+	if (numeric)
+	{
+		c->scale = field == PG_GPU_DT_SECOND ||
+			(field == PG_GPU_DT_EPOCH && src != PG_GPU_DATE) ? 6 :
+			field == PG_GPU_DT_MILLISEC ? 3 : 0;
+		c->dscale_fixed = true;
+		*type = PG_GPU_DECIMAL;
+	}
+	else
+		*type = PG_GPU_FLOAT8;
+	return PgGpuEmit(c, PG_GPU_OP_DATEPART, *type, field, src, 0);
 }

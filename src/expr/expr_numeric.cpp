@@ -298,3 +298,15 @@ PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
 			return false;
 	}
 }
+
+bool
+PgGpuCompileNumericKey(PgGpuCompiler *c, Expr *e, pg_gpu_expr *out)
+{
+	/* equal keys print alike only when every value has the same dscale */
+	if (!PgGpuCompileExpr(c, e, out) || out->type != PG_GPU_DECIMAL || !out->dscale_fixed ||
+		!PgGpuEmit(c, PG_GPU_OP_CAST, PG_GPU_INT8, PG_GPU_DECIMAL, 0, 0))
+		return false;
+	out->len++;
+	out->type = PG_GPU_INT8;
+	return true;
+}

@@ -20,6 +20,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
@@ -142,6 +143,14 @@ PgGpuAggEmitRow(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 			/* a text or bpchar value, its bytes as the dimension held them */
 			slot->tts_values[k] = PointerGetDatum(cstring_to_text_with_len(data + off[keys[k]],
 																		   (int) (off[keys[k] + 1] - off[keys[k]])));
+		}
+		else if (s->key_typid[k] == NUMERICOID)
+		{
+			/* a numeric key's scaled integer: the value, printed at its scale */
+			int			scale = s->t.task.keys[k].scale;
+
+			slot->tts_values[k] = NumericGetDatum(scale == 0 ? int64_to_numeric((int64) keys[k]) :
+												  int64_div_fast_to_numeric((int64) keys[k], scale));
 		}
 		else
 			slot->tts_values[k] = PgGpuWordDatum(keys[k], PgGpuValueType(s->key_typid[k]));

@@ -352,10 +352,18 @@ add_key(GpuAggBuild *b, SortGroupClause *sgc, Expr *expr, PgGpuStarJoin *star, b
 	pg_gpu_expr *k;
 	PgGpuPayloadVar *code = NULL;
 
-	if (t == 0 || t == PG_GPU_BOOL || b->task->nkeys >= PG_GPU_MAX_KEYS)
+	if (b->task->nkeys >= PG_GPU_MAX_KEYS)
 		return false;
 	k = &b->task->keys[b->task->nkeys];
-	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
+	if (exprType((Node *) expr) == NUMERICOID)
+	{
+		/* its scaled integer as an int8 word (EXTRACT(YEAR FROM d)) */
+		if (!PgGpuCompileNumericKey(&b->comp, expr, k))
+			return false;
+	}
+	else if (t == 0 || t == PG_GPU_BOOL)
+		return false;
+	else if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
 		(code = text_payload_key(&b->comp, sgc, expr)) != NULL)
 	{
 		if (!PgGpuCompilePayloadCode(&b->comp, code, k))
@@ -410,6 +418,9 @@ distinct_key(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star)
 		return false;
 	if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) &&
 		!PgGpuCollationIsDeterministic(a->inputcollid))
+		return false;
+	/* numeric x: 1.0 and 1.00 are one value; the key words are not compared so yet */
+	if (exprType((Node *) x) == NUMERICOID)
 		return false;
 	forboth(lc, b->out_state, lc2, b->out_coltype)
 	{
