@@ -6,9 +6,11 @@
  * output reads that table alone: the GPU scans the table's pages, probing a key
  * set of the rest (the build side), and hands back the rows that pass, an inner
  * join's once per equal key.  A GpuHashJoin whose output reads the build side
- * too keeps the build plan's rows and pairs them on the CPU.  Failing that, the
- * same nodes over the plan of one of the join's two inputs (the slot path),
- * whose rows pass through the CPU in batches.  The fallback is the cheapest of
+ * too keeps the build plan's rows and pairs them on the CPU (where the build
+ * side is one plain table, a rows task reads those rows from its pages on the
+ * GPU and the plan never runs: PgGpuJoinSetTest, keysets_rows.cpp).  Failing
+ * that, the same nodes over the plan of one of the join's two inputs (the slot
+ * path), whose rows pass through the CPU in batches.  The fallback is the cheapest of
  * PostgreSQL's own paths for the join that the hook sees.
  */
 extern "C" {
@@ -216,7 +218,10 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 	 * back.  Reading the build side's columns also copies each build row, and
 	 * puts each output row together after an equality test: on the H100 host
 	 * (bench Q5bp) about 0.25 us a build row and 0.45 us an output row, several
-	 * times a plain row's hand-over.  Under pg_gpu.force, free: no path
+	 * times a plain row's hand-over.  sj.build_cost is the build plan's cost and
+	 * its keys' collection on the host (PgGpuHostKeysCost), or where a rows
+	 * task reads the build table, the GPU's scan of it and the host's work per
+	 * row (PgGpuKeptRowsCost).  Under pg_gpu.force, free: no path
 	 * PostgreSQL adds for another pair of inputs can then push it out, so the
 	 * fallback it tracks stays.
 	 */

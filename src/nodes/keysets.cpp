@@ -14,7 +14,10 @@
  * are remembered for IN's three-valued answer), handed to the engine, which
  * builds the hash table on the GPU, and the task is pointed at it.  A
  * GpuHashJoin that outputs the build side keeps the child's rows too, in the
- * order of their keys' ordinals, chained by equal key (PgGpuSets.rows).
+ * order of their keys' ordinals, chained by equal key (PgGpuSets.rows).  A
+ * set whose source carries a rows task (a star join's dimension, a
+ * GpuHashJoin's kept rows over one table) is filled from the groups the GPU
+ * makes of the table's rows instead (keysets_rows.cpp).
  */
 extern "C" {
 #include "postgres.h"
@@ -33,6 +36,7 @@ extern "C" {
 #include "expr/expr_compile.h"
 #include "expr/keybuf.h"
 #include "nodes/keysets.h"
+#include "nodes/keysets_int.h"
 #include "dict/dict.h"
 }
 
@@ -78,31 +82,6 @@ PgGpuPullKey(PlanState *ps, int resno, ExprState *key, ExprContext *econtext, Da
 	return slot;
 }
 
-/*
- * A star join's dimension rows, as a payload: for each row with a non-NULL key,
- * the words of the columns after the key (a text column: the position of its
- * value in that column's list of non-NULL values, which the set's codes then
- * replace).
- */
-typedef struct PgGpuPayloadBuf
-{
-	int			ncols;
-	int			type[PG_GPU_MAX_PAYLOAD];
-	uint64	   *vals[PG_GPU_MAX_PAYLOAD];
-	uint8	   *nulls[PG_GPU_MAX_PAYLOAD];
-	int64		n;
-	int64		cap;
-	/*
-	 * A text column's non-NULL values, one after another: value p's bytes
-	 * are tdata[off[p] .. off[p + 1]) (toff holds ntext + 1 offsets).
-	 */
-	char	   *tdata[PG_GPU_MAX_PAYLOAD];
-	uint64		tcap[PG_GPU_MAX_PAYLOAD];
-	uint64	   *toff[PG_GPU_MAX_PAYLOAD];
-	int64		ntext[PG_GPU_MAX_PAYLOAD];
-	uint64		bytes;
-} PgGpuPayloadBuf;
-
 static void *
 grow_huge(void *p, Size bytes, MemoryContext cxt)
 {
@@ -110,8 +89,8 @@ grow_huge(void *p, Size bytes, MemoryContext cxt)
 }
 
 /* What is left of the keys' memory limit for the payload beside them. */
-static uint64
-keybuf_room(PgGpuKeyBuf *b)
+uint64
+PgGpuKeyBufRoom(PgGpuKeyBuf *b)
 {
 	return b->limit - Min(b->limit, PgGpuKeyBufBytes(b));
 }
@@ -142,8 +121,8 @@ payload_text(PgGpuPayloadBuf *pb, int j, Datum d, MemoryContext text_cxt)
  * One row's payload values (its key was not NULL); false when over the limit.
  * A text value's bytes are copied (detoasted) into text_cxt.
  */
-static bool
-payload_values(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64 limit,
+bool
+PgGpuPayloadValues(PgGpuPayloadBuf *pb, const Datum *vals, const bool *nulls, uint64 limit,
 			   MemoryContext pay_cxt, MemoryContext text_cxt)
 {
 	if (pb->n == pb->cap)
@@ -197,57 +176,7 @@ payload_add(PgGpuPayloadBuf *pb, TupleTableSlot *slot, int resno, uint64 limit,
 
 	for (int j = 0; j < pb->ncols; j++)
 		vals[j] = slot_getattr(slot, resno + 1 + j, &nulls[j]);
-	return payload_values(pb, vals, nulls, limit, pay_cxt, text_cxt);
-}
-
-/* A star join's dimension rows grouped on the GPU (PgGpuRowsTask): each group one row. */
-typedef struct PgGpuRowsArg
-{
-	PgGpuKeyBuf *b;
-	PgGpuPayloadBuf *pb;
-	int			keytype;		/* the key's value type */
-	MemoryContext text_cxt;
-	PgGpuFallback *reason;
-	char	   *msg;
-	size_t		msglen;
-} PgGpuRowsArg;
-
-static bool
-rows_group(void *arg, const uint64 *keys, uint32 nullmask, int64 rows)
-{
-	PgGpuRowsArg *a = (PgGpuRowsArg *) arg;
-	Datum		vals[PG_GPU_MAX_PAYLOAD];
-	bool		nulls[PG_GPU_MAX_PAYLOAD];
-
-	if (nullmask & 1)
-	{
-		/* a NULL key joins nothing, however many rows have it */
-		a->b->nonempty = true;
-		a->b->has_null = true;
-		return true;
-	}
-	if (rows > 1)
-	{
-		/* equal rows: their keys repeat, which the join must count */
-		*a->reason = PG_GPU_FB_DUP_KEYS;
-		snprintf(a->msg, a->msglen, "the join's build side has %lld equal rows",
-				 (long long) rows);
-		return false;
-	}
-	if (!PgGpuKeyBufAdd(a->b, PgGpuWordDatum(keys[0], a->keytype), false))
-		goto full;
-	for (int j = 0; j < a->pb->ncols; j++)
-	{
-		nulls[j] = (nullmask >> (j + 1)) & 1;
-		vals[j] = nulls[j] ? (Datum) 0 : PgGpuWordDatum(keys[j + 1], a->pb->type[j]);
-	}
-	if (payload_values(a->pb, vals, nulls, keybuf_room(a->b), a->b->cxt, a->text_cxt))
-		return true;
-full:
-	*a->reason = PG_GPU_FB_SLOT_MEMORY;
-	snprintf(a->msg, a->msglen, "the keys of a key set need more than pg_gpu.slot_sort_memory (%d kB)",
-			 pg_gpu_slot_sort_memory);
-	return false;
+	return PgGpuPayloadValues(pb, vals, nulls, limit, pay_cxt, text_cxt);
 }
 
 /*
@@ -366,7 +295,7 @@ collect_child(PgGpuKeyBuf *b, PlanState *ps, int resno, PgGpuSets *sets,
 		if (!PgGpuKeyBufAdd(b, d, isnull))
 			break;				/* the caller falls back */
 		if (pb != NULL && !isnull &&
-			!payload_add(pb, slot, resno, keybuf_room(b), b->cxt, sets->pay_cxt))
+			!payload_add(pb, slot, resno, PgGpuKeyBufRoom(b), b->cxt, sets->pay_cxt))
 		{
 			b->full = true;		/* over pg_gpu.slot_sort_memory: the caller falls back */
 			break;
@@ -436,17 +365,6 @@ rows_ordinals(PgGpuSets *sets, int i, PgGpuFallback *reason, char *msg, size_t m
 	return true;
 }
 
-/* Milliseconds since t0. */
-static double
-ms_since(instr_time t0)
-{
-	instr_time	t;
-
-	INSTR_TIME_SET_CURRENT(t);
-	INSTR_TIME_SUBTRACT(t, t0);
-	return INSTR_TIME_GET_MILLISEC(t);
-}
-
 /*
  * Set i is built (sets->keys[i] and ref's NULL flags filled): point the task
  * at it.  False (with the reason) when the join needs unique keys and they are
@@ -487,7 +405,7 @@ static bool
 collected_ready(PgGpuSets *sets, int i, pg_gpu_set_ref *ref, PgGpuCollected *col, bool unique,
 				instr_time t0c, PgGpuFallback *reason, char *msg, size_t msglen)
 {
-	sets->collect_ms += ms_since(t0c);
+	sets->collect_ms += PgGpuMsSince(t0c);
 	sets->ks[i] = col->ks;
 	if (sets->svc != NULL)
 	{
@@ -536,130 +454,6 @@ collect_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, int se
 	return ok;
 }
 
-/*
- * A CHILD source with a payload and a rows task: the dimension's rows grouped
- * on the GPU into the key and payload buffers.  False when the GPU could not
- * (noted; the child plan then runs instead), or with *dup when rows repeat.
- */
-static bool
-rows_on_gpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets *sets, int i,
-			PgGpuKeyBuf *b, PgGpuPayloadBuf *pb, bool *dup)
-{
-	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(src->task->constvalue));
-	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
-	char		msg[256] = "";
-	PgGpuRowsArg arg;
-	Relation	rel;
-	bool		ok;
-	int64		pages = 0;
-	double		gpu_ms = 0;
-
-	arg.b = b;
-	arg.pb = pb;
-	arg.keytype = task->keys[0].type;
-	arg.text_cxt = sets->pay_cxt;
-	arg.reason = &reason;
-	arg.msg = msg;
-	arg.msglen = sizeof(msg);
-	/* the plan's child scans it too: the executor holds its lock already */
-	rel = table_open(src->relid, NoLock);
-	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg), sets->rows_ms[i]);
-	table_close(rel, NoLock);
-	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
-	{
-		*dup = true;
-		return false;
-	}
-	if (!ok)
-	{
-		char		detail[300];
-
-		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
-		PgGpuNoteFallback(node, reason, detail);
-		return false;
-	}
-	sets->gpu_collected[i] = true;
-	sets->collect_pages[i] = pages;
-	sets->collect_gpu_ms += gpu_ms;
-	return true;
-}
-
-/*
- * A CHILD source with a payload and a rows task, its sets in the GPU service:
- * the rows task runs on the set's channel and its groups become the set there
- * (PgGpuCollectRowsSet); only the text columns' distinct values come back, for
- * the groups' keys.  False when the GPU could not (noted; the child plan then
- * runs instead), or with *dup when rows repeat.
- */
-static bool
-rows_in_service(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuSets *sets,
-				int i, pg_gpu_set_ref *ref, const PgGpuPayloadBuf *pb, bool *dup)
-{
-	pg_gpu_agg_task *task = (pg_gpu_agg_task *) VARDATA_ANY(DatumGetPointer(src->task->constvalue));
-	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
-	char		msg[256] = "";
-	PgGpuRowsSet rs;
-	pg_gpu_error err;
-	Relation	rel;
-	bool		ok;
-
-	/* the task's keys: the set's key, then the payload's columns */
-	if (task->nkeys != pb->ncols + 1)
-		return false;
-	for (int j = 0; j < pb->ncols; j++)
-		if (task->keys[j + 1].type != pb->type[j])
-			return false;
-	/* the plan's child scans it too: the executor holds its lock already */
-	rel = table_open(src->relid, NoLock);
-	ok = PgGpuCollectRowsSet(rel, estate->es_snapshot, task, ref->type, sets->svc, &rs,
-							 sets->rows_ms[i], &reason, msg, sizeof(msg));
-	table_close(rel, NoLock);
-	if (!ok && (rs.dup_rows > 0 || reason == PG_GPU_FB_DUP_KEYS))
-	{
-		*dup = true;
-		return false;
-	}
-	sets->n = i + 1;			/* a set of the channel, freed with the others */
-	sets->ks[i] = NULL;
-	for (int j = 0; ok && j < pb->ncols; j++)
-	{
-		char	   *data = NULL;
-		uint64	   *off = NULL;
-
-		sets->pay_distinct[i][j] = rs.pay_distinct[j];
-		if (pb->type[j] != PG_GPU_TEXT && pb->type[j] != PG_GPU_BPCHAR)
-			continue;
-		if (!PgGpuServiceKeysetTexts(sets->svc, j, rs.pay_distinct[j], sets->pay_cxt, &data, &off,
-									 &err))
-		{
-			reason = PgGpuFallbackFor(err.status);
-			strlcpy(msg, err.message, sizeof(msg));
-			ok = false;
-		}
-		sets->pay_text[i][j].data = data;
-		sets->pay_text[i][j].off = off;
-	}
-	if (!ok)
-	{
-		char		detail[300];
-
-		sets->n = i;
-		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
-		PgGpuNoteFallback(node, reason, detail);
-		return false;
-	}
-	sets->svc_ref[i] = rs.ref;
-	sets->distinct[i] = (int64) rs.distinct;
-	sets->keys[i] = (int64) rs.keys;
-	sets->gpu_collected[i] = true;
-	sets->collect_pages[i] = rs.pages;
-	sets->collect_gpu_ms += rs.gpu_ms;
-	ref->has_null = rs.has_null != 0;
-	ref->nonempty = rs.nonempty;
-	return true;
-}
-
 bool
 PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			   pg_gpu_agg_task *task, PgGpuSets *sets, PgGpuFallback *reason, char *msg,
@@ -692,6 +486,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 	memset(sets->gpu_collected, 0, sizeof(sets->gpu_collected));
 	memset(sets->collect_pages, 0, sizeof(sets->collect_pages));
 	memset(sets->rows_ms, 0, sizeof(sets->rows_ms));
+	memset(sets->rows_groups, 0, sizeof(sets->rows_groups));
 	foreach(lc, sources)
 	{
 		PgGpuSetSource src;
@@ -727,7 +522,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			}
 			strlcpy(sets->dict[i], src.dict, NAMEDATALEN);
 			sets->nbuilt = i + 1;
-			sets->set_ms[i] = ms_since(t0c);
+			sets->set_ms[i] = PgGpuMsSince(t0c);
 			i++;
 			continue;
 		}
@@ -752,15 +547,15 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		{
 			bool		dup = false;
 
-			if (rows_in_service(&src, estate, node, sets, i, ref, &pb, &dup))
+			if (PgGpuRowsInService(&src, estate, node, sets, i, ref, &pb, &dup))
 			{
-				sets->collect_ms += ms_since(t0c);
+				sets->collect_ms += PgGpuMsSince(t0c);
 				if (!set_ready(sets, i, ref, unique, reason, msg, msglen))
 				{
 					ok = false;
 					break;
 				}
-				sets->set_ms[i] = ms_since(t0c);
+				sets->set_ms[i] = PgGpuMsSince(t0c);
 				i++;
 				continue;
 			}
@@ -781,9 +576,9 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 							child->plan->plan_width, limit, cxt);
 			bool		dup = false;
 
-			if (rows_on_gpu(&src, estate, node, sets, i, &b, &pb, &dup))
+			if (PgGpuRowsOnGpu(&src, estate, node, sets, i, &b, &pb, &dup))
 			{
-				sets->collect_ms += ms_since(t0c);
+				sets->collect_ms += PgGpuMsSince(t0c);
 				goto built;
 			}
 			if (dup)
@@ -805,12 +600,35 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			memset(pb.toff, 0, sizeof(pb.toff));
 			memset(pb.ntext, 0, sizeof(pb.ntext));
 		}
+		else if (keep_rows && src.task != NULL)
+		{
+			/*
+			 * A GpuHashJoin's build rows, kept for its output, read from the
+			 * build table by a rows task (keysets_rows.cpp); else the plan runs.
+			 */
+			PlanState  *child = (PlanState *) list_nth(children, src.child);
+
+			PgGpuKeyBufInit(&b, src.valtype, child->plan->plan_rows,
+							child->plan->plan_width, limit, cxt);
+			sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
+												   ALLOCSET_DEFAULT_SIZES);
+			if (PgGpuKeptRowsOnGpu(&src, child, estate, node, sets, i, &b) || b.full)
+			{
+				sets->collect_ms += PgGpuMsSince(t0c);
+				goto built;
+			}
+			MemoryContextReset(cxt);
+			MemoryContextDelete(sets->rows_cxt);
+			sets->rows_cxt = NULL;
+			sets->rows = NULL;
+			sets->nrows = 0;
+		}
 
 		/*
 		 * A child plan's or subplan's table read on the GPU: the plan itself
 		 * never runs.
 		 */
-		if (src.task != NULL && src.payload == NIL &&
+		if (src.task != NULL && src.payload == NIL && !keep_rows &&
 			collect_on_gpu(&src, estate, node, ref->type, &col, sets->svc))
 		{
 			if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
@@ -818,7 +636,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 				ok = false;
 				break;
 			}
-			sets->set_ms[i] = ms_since(t0c);
+			sets->set_ms[i] = PgGpuMsSince(t0c);
 			i++;
 			continue;
 		}
@@ -859,7 +677,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 							limit, cxt);
 			collect_child(&b, sub, 1, NULL);
 			sub->chgParam = bms_join(sub->chgParam, changed);
-			sets->collect_ms += ms_since(t0c);
+			sets->collect_ms += PgGpuMsSince(t0c);
 		}
 		else
 		{
@@ -872,7 +690,7 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 													   ALLOCSET_DEFAULT_SIZES);
 			collect_child(&b, child, src.resno, (keep_rows || pb.ncols > 0) ? sets : NULL,
 						  pb.ncols > 0 ? &pb : NULL);
-			sets->collect_ms += ms_since(t0c);
+			sets->collect_ms += PgGpuMsSince(t0c);
 		}
 built:
 		if (b.full)
@@ -921,7 +739,7 @@ built:
 		ref->has_null = b.has_null;
 		ref->nonempty = b.nonempty;
 		Assert(pb.ncols == 0 || pb.n == b.n);
-		sets->rows_ms[i][4] = ms_since(tb);
+		sets->rows_ms[i][4] = PgGpuMsSince(tb);
 		INSTR_TIME_SET_CURRENT(tb);
 		if ((pb.ncols > 0 &&
 			 !payload_attach(&pb, sets, i, task->emulate, reason, msg, msglen)) ||
@@ -931,9 +749,9 @@ built:
 			ok = false;
 			break;
 		}
-		sets->rows_ms[i][5] = ms_since(tb);
+		sets->rows_ms[i][5] = PgGpuMsSince(tb);
 		MemoryContextReset(cxt);
-		sets->set_ms[i] = ms_since(t0c);
+		sets->set_ms[i] = PgGpuMsSince(t0c);
 		i++;
 	}
 	MemoryContextDelete(cxt);
@@ -1045,7 +863,14 @@ PgGpuExplainSets(List *sources, const PgGpuSets *sets, bool analyze, ExplainStat
 		{
 			appendStringInfo(&buf, " (%lld keys, %lld distinct", (long long) sets->keys[i],
 							 (long long) sets->distinct[i]);
-			if (sets->gpu_collected[i])
+			if (sets->gpu_collected[i] && src.kind == PG_GPU_SET_CHILD && src.unique->ival == 2)
+			{
+				/* a GpuHashJoin's build rows, grouped by a rows task */
+				appendStringInfo(&buf, ", rows collected on the GPU from %lld pages as %lld distinct",
+								 (long long) sets->collect_pages[i],
+								 (long long) sets->rows_groups[i]);
+			}
+			else if (sets->gpu_collected[i])
 				appendStringInfo(&buf, ", collected on the GPU from %lld pages",
 								 (long long) sets->collect_pages[i]);
 			if (es->timing)

@@ -47,6 +47,8 @@ typedef struct PgGpuSets
 	 * set's build and its payload's, in ms.
 	 */
 	double		rows_ms[PG_GPU_MAX_SETS][6];
+	/* a GpuHashJoin's kept rows from a rows task: its groups, distinct rows (else 0) */
+	int64		rows_groups[PG_GPU_MAX_SETS];
 
 	/*
 	 * A CHILD source that keeps its rows (a GpuHashJoin whose output reads the

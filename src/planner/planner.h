@@ -35,6 +35,8 @@ void		PgGpuAddPath(RelOptInfo *output_rel, Path *path);
 double		PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows);
 /* Collecting rows keys of a key set from a plan, in this backend (beyond the plan). */
 double		PgGpuHostKeysCost(double rows);
+/* A GpuHashJoin's build rows read by a rows task: the host's work for rows of them. */
+double		PgGpuKeptRowsCost(double rows);
 
 /* ---- rescan.cpp ---- */
 
@@ -91,8 +93,11 @@ Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr
  * (keysets.cpp).  Integer, date, timestamp and text columns; NULL when the GPU
  * cannot, or (unless pg_gpu.force) when it costs more than running the plan
  * (plan_cost, plan_rows).  *cost: the cheaper of the two; *relid: the table.
+ * group_cost: the host's work per row handed back (default, below 0:
+ * cpu_operator_cost).
  */
 Const	   *PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys,
-						  double plan_cost, double plan_rows, double *cost, Oid *relid);
+						  double plan_cost, double plan_rows, double *cost, Oid *relid,
+						  double group_cost = -1.0);
 
 #endif							/* PG_GPU_PLANNER_H */

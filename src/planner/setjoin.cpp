@@ -16,6 +16,7 @@
 extern "C" {
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -430,13 +431,48 @@ PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
 /* ---- a set join's key set in a task, and its rows ---- */
 
 /*
+ * A rows task for a GpuHashJoin's kept build rows (keysets_rows.cpp): the
+ * build table's passing rows grouped on the GPU by the build plan's columns
+ * (the key, then those the output reads), each group then made a row and kept
+ * once per row it had.  NULL where the build side is not one plain table, a
+ * column is of a type whose values the groups do not give back exactly (see
+ * PgGpuRowsTask), or char without a length: equal values of it may differ in
+ * trailing blanks, which grouping would merge.  Sets sj->build_cost to the
+ * cheaper way (PgGpuKeptRowsCost).
+ */
+static Const *
+kept_rows_task(PlannerInfo *root, PgGpuSetJoin *sj, Oid *relid)
+{
+	List	   *cols = sj->build_path->pathtarget->exprs;
+	ListCell   *lc;
+	double		cost;
+	Const	   *task;
+
+	if (sj->build->reloptkind != RELOPT_BASEREL || sj->build_path->param_info != NULL)
+		return NULL;
+	foreach(lc, cols)
+	{
+		Node	   *e = (Node *) lfirst(lc);
+
+		if (exprType(e) == BPCHAROID && exprTypmod(e) < 0)
+			return NULL;
+	}
+	task = PgGpuRowsTask(root, sj->build, PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
+						 cols, sj->build_path->total_cost, sj->build_path->rows, &cost, relid,
+						 PgGpuKeptRowsCost(1.0));
+	if (task != NULL)
+		sj->build_cost = cost;
+	return task;
+}
+
+/*
  * The join's clause as the filter's last qual, answered by a key set of the
  * build side (the GpuAgg's second child, or its table's pages collected on the
  * GPU); an anti-join keeps the rows it does not match.  *unique: the source's
  * flag that the keys must be unique; *set: the set's index.  With keep_rows,
  * the build plan's rows are kept for the output (a GpuHashJoin reading the
- * build side), so the keys come from that plan, never from pages.  NIL if the
- * task has no room.
+ * build side): a rows task reads them where it can (kept_rows_task), else the
+ * plan; never keys alone from pages.  NIL if the task has no room.
  */
 List *
 PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid relid,
@@ -487,6 +523,9 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
 							   &build_relid);
+	/* rows kept for the output: read by a rows task over the build table, when it can */
+	if (keep_rows)
+		collect = kept_rows_task(root, sj, &build_relid);
 	/* a payload: the dimension's rows grouped on the GPU, when it can */
 	if (payload_vars != NIL)
 		collect = PgGpuRowsTask(root, sj->build,

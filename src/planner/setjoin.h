@@ -48,8 +48,10 @@ bool		PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *
  * collected on the GPU); an anti-join keeps the rows it does not match.
  * *unique: the source's flag that the keys must be unique; *set: the set's
  * index.  With keep_rows, the build plan's rows are kept for the output (a
- * GpuHashJoin reading the build side), so the keys come from that plan, never
- * from pages.  With payload_vars (a star join's dimension columns, the build
+ * GpuHashJoin reading the build side): from a rows task over the build
+ * table's pages (grouped by the build plan's columns, each group kept once per
+ * row) where the build side is one plain table whose columns the groups give
+ * back exactly, else from that plan.  With payload_vars (a star join's dimension columns, the build
  * plan's columns after its key), the set carries their values: from a rows
  * task over the build table's pages (PgGpuRowsTask) or from the plan.  child:
  * the build plan's index in the node's custom_plans.  NIL if the task has no

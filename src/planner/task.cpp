@@ -211,7 +211,7 @@ PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key, int
 
 Const *
 PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, double plan_cost,
-			  double plan_rows, double *cost, Oid *relid)
+			  double plan_rows, double *cost, Oid *relid, double group_cost)
 {
 	RangeTblEntry *rte;
 	PgGpuCompiler c;
@@ -227,7 +227,8 @@ PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, doubl
 	if (list_length(keys) > PG_GPU_MAX_KEYS || (rte = task_table(root, rel)) == NULL)
 		return NULL;
 	/* grouping a row per group: its pages, and a group per row */
-	gpu_cost = PgGpuScanCost(rel, 1.0, false) + plan_rows * cpu_operator_cost;
+	gpu_cost = PgGpuScanCost(rel, 1.0, false) +
+		plan_rows * (group_cost >= 0 ? group_cost : cpu_operator_cost);
 	if (!pg_gpu_force && gpu_cost >= cpu_cost)
 		return NULL;
 
