@@ -1,7 +1,7 @@
 /*
  * datetime.cuh — EXTRACT and date_part of a date or timestamp (PG_GPU_OP_DATEPART).
  *
- * Every field must come out as PostgreSQL 15 gives it (docs/SEMANTICS.md 27): the
+ * Every field must come out as PostgreSQL 15 gives it (docs/SEMANTICS.md 28): the
  * proleptic Gregorian calendar on Julian day numbers, astronomical years (0 is
  * 1 BC) turned into PostgreSQL's (no year 0) where a field shows a year, ISO weeks
  * and ISO years, a timestamp split into a day and a non-negative time of day.

@@ -132,7 +132,7 @@ PgGpuCompileDateTimestampCmp(PgGpuCompiler *c, Expr *e, int *type)
  * field is decoded here as those functions decode it (downcase, DecodeUnits,
  * DecodeSpecial); a unit the type does not have raises an error in PostgreSQL,
  * so it stays there.  timestamptz depends on the session's time zone: not here.
- * The values come from cuda/datetime.cuh (docs/SEMANTICS.md 27).
+ * The values come from cuda/datetime.cuh (docs/SEMANTICS.md 28).
  */
 bool
 PgGpuIsExtract(Expr *e)
