@@ -246,7 +246,7 @@ typedef enum pg_gpu_opcode
 	PG_GPU_OP_SUBSTR,			/* a: constant skip << 32 | count, in characters
 								 * (count PG_GPU_SUBSTR_ALL: to the end) */
 	PG_GPU_OP_RTRIM,			/* bpchar to text: trailing blanks dropped */
-	/* EXTRACT / date_part (cuda/datetime.cuh, docs/SEMANTICS.md 27) */
+	/* EXTRACT / date_part (cuda/datetime.cuh, docs/SEMANTICS.md 28) */
 	PG_GPU_OP_DATEPART			/* type: DECIMAL (EXTRACT: at the field's
 								 * scale, dscale that scale) or FLOAT8
 								 * (date_part); a: pg_gpu_dt_field; b: the
