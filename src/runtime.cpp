@@ -75,7 +75,7 @@ backend_cancel_pending(void)
 void
 PgGpuEngineCancelHook(void)
 {
-	/* a backend's; the GPU service's threads set their own (service.cpp) */
+	/* a backend's; the GPU service's threads set their own (service_thread.cpp) */
 	pg_gpu_engine_set_cancel(backend_cancel_pending);
 }
 

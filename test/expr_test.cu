@@ -78,7 +78,7 @@ ref_match(const std::vector<std::string> &t, size_t ti, const std::vector<Item> 
 	return ref_match(t, ti + 1, p, pi + 1);
 }
 
-/* The compiler's encoding (expr_compile.cpp's compile_like) of a pattern. */
+/* The compiler's encoding (expr_text.cpp's compile_like) of a pattern. */
 static std::string
 encode_like(const std::vector<Item> &items)
 {

@@ -8,7 +8,7 @@
  * subplan, run once to the end, or a dictionary built beforehand (dict.cpp),
  * pinned while the task probes it.  A child plan or subplan that scans one table
  * the GPU reads carries a collect task: the keys are then collected from the
- * table's pages on the GPU (scan/heap_reader.cpp) and the plan runs only if
+ * table's pages on the GPU (scan/table_task.cpp) and the plan runs only if
  * that fails.  Otherwise the keys are collected as the engine holds them
  * (integers as int64, text as bytes with offsets; NULLs never enter a set, but
  * are remembered for IN's three-valued answer), handed to the engine, which

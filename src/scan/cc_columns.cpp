@@ -1,7 +1,7 @@
 /*
  * cc_columns.cpp — which tables and columns the GPU service's column cache can
  * keep (service/colcache.h), and in what form: the backend's side, for a scan's
- * request (heap_reader.cpp) and for pg_gpu_cache_table (cache_sql.cpp).
+ * request (cc_scan.cpp) and for pg_gpu_cache_table (cache_sql.cpp).
  */
 extern "C" {
 #include "postgres.h"

@@ -1,5 +1,7 @@
 /*
- * heap_reader.h — streaming one heap table's pages to an engine (heap_reader.cpp).
+ * heap_reader.h — streaming one heap table's pages to an engine (heap_reader.cpp;
+ * the column cache's side cc_scan.cpp), and a collect or rows task run over
+ * them to its end (table_task.cpp).
  * Include after postgres.h.
  */
 #ifndef PG_GPU_HEAP_READER_H
@@ -120,7 +122,7 @@ typedef struct PgGpuCollected
 
 /*
  * Run a collect task (pg_gpu_engine.h) over rel's pages for the snapshot: the
- * keys of its passing rows as a key set of type settype (heap_reader.cpp).  False
+ * keys of its passing rows as a key set of type settype (table_task.cpp).  False
  * with *reason and msg set when the GPU could not.
  */
 bool		PgGpuCollectKeys(Relation rel, Snapshot snapshot, const pg_gpu_agg_task *task,

@@ -1,6 +1,7 @@
 /*
  * channel.h — the GPU service's shared memory: its state and the task channels
- * (service.cpp serves them, client.cpp drives them).  Include after postgres.h.
+ * (service_thread.cpp serves them, client.cpp drives them).  Include after
+ * postgres.h.
  *
  * One request at a time per channel: the backend writes op, its arguments, its
  * number and the service generation it is for, posts req and waits on rsp; the
