@@ -4,7 +4,8 @@
  * GpuAgg does not compute final values itself.  It produces, for every aggregate,
  * the partial state that PostgreSQL's own parallel aggregation would have produced
  * (AGGSPLIT_INITIAL_SERIAL), and a Finalize Aggregate node above it runs
- * PostgreSQL's combine, deserialize and final functions.  So every result —
+ * PostgreSQL's combine, deserialize and final functions (in direct mode GpuAgg
+ * calls the deserialize and final functions itself, gpuagg_exec.cpp).  So every result —
  * numeric division scale, the Youngs-Cramer finish, NULL for empty input — comes
  * from PostgreSQL's code, and only the states need to be exact:
  *
