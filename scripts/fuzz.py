@@ -1177,6 +1177,9 @@ class Gen:
             if x < 0.29:
                 return "count(DISTINCT %s)" % self.distinct_arg(r, a), None
             fn = r.choice(["min", "max", "sum", "sum", "avg", "avg"] + AGG_FLOAT[2:] + ["stddev"])
+        if fn in ("min", "max") and r.random() < 0.15:
+            # dates and timestamps (+-infinity among the values)
+            return "%s(%s.%s)" % (fn, a, r.choice(["d", "ts", "tz"])), None
         e = self.num(r, a, 1 if r.random() < 0.65 else 0)
         if fn not in ("min", "max", "sum", "avg") and e.huge and r.random() < 0.75:
             # the spread of huge values overflows Youngs-Cramer nearly always: mostly others
