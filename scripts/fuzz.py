@@ -1177,6 +1177,9 @@ class Gen:
             if x < 0.29:
                 return "count(DISTINCT %s)" % self.distinct_arg(r, a), None
             fn = r.choice(["min", "max", "sum", "sum", "avg", "avg"] + AGG_FLOAT[2:] + ["stddev"])
+        if fn in ("min", "max") and r.random() < 0.15:
+            # dates and timestamps (+-infinity among the values)
+            return "%s(%s.%s)" % (fn, a, r.choice(["d", "ts", "tz"])), None
         e = self.num(r, a, 1 if r.random() < 0.65 else 0)
         if fn not in ("min", "max", "sum", "avg") and e.huge and r.random() < 0.75:
             # the spread of huge values overflows Youngs-Cramer nearly always: mostly others
@@ -1570,11 +1573,20 @@ class Gen:
         if x_ < 0.35:
             aggs += self.aggs(r, "a", q_, r.choice([1, 1, 2, 3]))
         elif x_ < 0.8:
-            # the aggregates the fold merges (no internal state): mostly min/max/sum/count
+            # the aggregates the fold merges: mostly min/max/sum/count
             for _ in range(r.choice([1, 2, 3])):
                 aggs.append(self.agg(r, "a", q_, fn=r.choice(["min", "max", "sum", "avg"]))
                             if r.random() < 0.7 else
                             (r.choice(["count(*)", "count(a.t)", "count(a.i4)"]), None))
+        if r.random() < 0.4:
+            # internal states (finished through their deserialize and final functions),
+            # and min/max of dates and timestamps
+            for _ in range(r.choice([1, 2])):
+                aggs.append((r.choice(["sum(a.n2)", "avg(a.n2)", "sum(a.n4)", "avg(a.n4)",
+                                       "sum(a.i8)", "avg(a.i8)", "avg(a.i4)", "sum(a.i4)",
+                                       "variance(a.i4)", "stddev(a.i8)", "min(a.d)",
+                                       "max(a.d)", "min(a.ts)", "max(a.ts)", "max(a.tz)"]),
+                             None))
         if r.random() < 0.2:
             aggs.append((cd + " + 1", None))
         if r.random() < 0.1:
@@ -1588,6 +1600,8 @@ class Gen:
             sql += " GROUP BY " + ", ".join(keys)
         if r.random() < 0.3:
             sql += " HAVING %s %s %d" % (cd, r.choice([">", "<", "="]), r.choice([0, 1, 2, 5, 50]))
+        elif r.random() < 0.1:
+            sql += " HAVING sum(a.n2) %s %d" % (r.choice([">", "<"]), r.randint(-100000, 100000))
         if keys and r.random() < 0.6:
             j = [s for s, _ in aggs].index(cd)
             pos = [nk + j + 1] + list(range(1, nk + 1))

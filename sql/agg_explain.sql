@@ -14,11 +14,16 @@ SET pg_gpu.force = on;
 EXPLAIN (COSTS OFF) SELECT count(*), max(b) FROM ex_t;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT count(*), max(b) FROM ex_t;
 -- WHERE and GROUP BY run on the GPU; the aggregate below is the fallback.
--- Without internal states GpuAgg finishes the groups (HAVING on top of it) ...
+-- Grouped, GpuAgg finishes the groups (HAVING on top of it), internal states
+-- (avg(int8)) through their deserialize and final functions ...
 EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(b) FROM ex_t WHERE a > 10 AND b < 500 GROUP BY 1;
 EXPLAIN (COSTS OFF) SELECT a % 10, count(*) * 2 FROM ex_t GROUP BY 1 HAVING max(b) > 10 ORDER BY 2;
--- ... else PostgreSQL's Finalize Aggregate does, over one row per group
 EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(a::int8) FROM ex_t GROUP BY 1;
+-- ... unless pg_gpu.direct_groups is off: PostgreSQL's Finalize Aggregate
+-- does, over one row per group
+SET pg_gpu.direct_groups = off;
+EXPLAIN (COSTS OFF) SELECT a % 10, count(*), avg(a::int8) FROM ex_t GROUP BY 1;
+RESET pg_gpu.direct_groups;
 EXPLAIN (COSTS OFF) SELECT sum(a * 2) FROM ex_t WHERE a IN (1, 2, 3) OR b IS NULL;
 -- a filter or key the GPU cannot evaluate keeps PostgreSQL's plan
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ex_t WHERE abs(a) > 10;

@@ -43,3 +43,21 @@ SELECT tdim.grp, count(DISTINCT td.x), count(*), sum(td.h) FROM td JOIN tdim ON 
 SELECT tdim.name, count(DISTINCT td.t) FROM td JOIN tdim ON td.h = tdim.k WHERE td.id % 4 = 0 GROUP BY tdim.name ORDER BY 1;
 SELECT count(DISTINCT td.x), count(*) FROM td JOIN tdim ON td.g = tdim.k WHERE tdim.grp = 1;
 SELECT count(DISTINCT td.d) FROM td WHERE td.g IN (SELECT k FROM tdim WHERE grp = 2);
+-- beside aggregates whose state is internal: numeric(15,2) sum/avg, int8
+-- sum/avg, integer variances; avg and sum of int4 mixed in; NULLs, a group of
+-- NULLs only (7), extremes (8), no rows
+SELECT g, count(DISTINCT u), sum(amt), avg(qty), sum(big), avg(big), avg(q), sum(q), count(*) FROM tdn GROUP BY g ORDER BY g;
+SELECT g, count(DISTINCT u), variance(q), stddev_pop(q), var_samp(big), stddev(big), avg(amt) FROM tdn GROUP BY g ORDER BY g;
+SELECT count(DISTINCT u), sum(amt), avg(qty), sum(big), avg(big), avg(q), sum(q), variance(q) FROM tdn;
+SELECT count(DISTINCT u), sum(amt), avg(qty), sum(big), avg(big), avg(q), sum(q), count(*) FROM tdn WHERE g < 0;
+SELECT g, count(DISTINCT u), sum(amt), avg(big) FROM tdn WHERE g < 0 GROUP BY g;
+SELECT count(DISTINCT u), sum(amt), avg(qty), sum(big), avg(big), stddev(q) FROM tdn WHERE g = 7;
+SELECT g, u % 3 AS m, count(DISTINCT q), sum(amt), avg(big) FROM tdn WHERE u IS NOT NULL GROUP BY g, u % 3 ORDER BY g, m;
+SELECT g, count(DISTINCT big), sum(qty), avg(amt) FROM tdn WHERE g IS NOT NULL GROUP BY g ORDER BY g;
+-- HAVING on a numeric sum, and expressions over the finished values
+SELECT g, count(DISTINCT u), sum(amt) FROM tdn GROUP BY g HAVING sum(amt) > 0 ORDER BY g;
+SELECT g, count(DISTINCT u) FROM tdn GROUP BY g HAVING avg(qty) < 125 OR sum(big) IS NULL ORDER BY g;
+SELECT g, sum(amt) / count(DISTINCT u) AS per_user, avg(big) * 2 FROM tdn WHERE u IS NOT NULL GROUP BY g ORDER BY g;
+SELECT count(DISTINCT u), sum(amt) FROM tdn HAVING sum(amt) > 0;
+SELECT g, count(DISTINCT x), sum(n), avg(n), sum(y), avg(y), avg(x), sum(x) FROM td GROUP BY g ORDER BY g;
+SELECT tdim.grp, count(DISTINCT tdn.u), sum(tdn.amt), avg(tdn.big) FROM tdn JOIN tdim ON tdn.g = tdim.k GROUP BY tdim.grp ORDER BY 1;

@@ -27,3 +27,16 @@ SELECT i2 FROM gr GROUP BY i2 ORDER BY i2;
 SELECT i2, sum(i4 * i2), sum(f8 * 2), max(i8 - id) FROM gr GROUP BY i2 ORDER BY i2;
 -- grouped with a filter that keeps nothing
 SELECT i2, count(*) FROM gr WHERE i4 > 1000000 GROUP BY i2;
+-- min/max of date, timestamp and timestamptz: NULLs, +-infinity (the extreme
+-- integers), BC values; plain, grouped, with count(DISTINCT), HAVING, no rows
+SELECT min(d), max(d), min(ts), max(ts), min(tz), max(tz), count(*) FROM gdt;
+SELECT min(d), max(d), min(ts), max(ts) FROM gdt WHERE g IN (0, 2, 3);
+SELECT min(d), max(d), min(ts), max(tz) FROM gdt WHERE g = 3;
+SELECT min(d), max(d), min(ts), max(ts) FROM gdt WHERE x < 0;
+SELECT g, min(d), max(d), min(ts), max(ts), min(tz), max(tz), count(d) FROM gdt GROUP BY g ORDER BY g;
+SELECT x, min(d), max(ts), max(tz) FROM gdt GROUP BY x ORDER BY x;
+SELECT d, min(ts), max(ts) FROM gdt WHERE g >= 2 GROUP BY d ORDER BY d LIMIT 5;
+SELECT g, count(DISTINCT x), max(d), min(ts), max(tz) FROM gdt GROUP BY g ORDER BY g;
+SELECT count(DISTINCT x), min(d), max(d), min(ts), max(ts) FROM gdt;
+SELECT g, max(d) FROM gdt GROUP BY g HAVING max(d) > date '2040-01-01' OR min(ts) < timestamp '1900-01-01' ORDER BY g;
+SELECT g, min(d) FROM gdt WHERE x > 100 GROUP BY g;

@@ -4,12 +4,13 @@
  * GpuAgg does not compute final values itself.  It produces, for every aggregate,
  * the partial state that PostgreSQL's own parallel aggregation would have produced
  * (AGGSPLIT_INITIAL_SERIAL), and a Finalize Aggregate node above it runs
- * PostgreSQL's combine, deserialize and final functions.  So every result —
+ * PostgreSQL's combine, deserialize and final functions (in direct mode GpuAgg
+ * calls the deserialize and final functions itself, gpuagg_exec.cpp).  So every result —
  * numeric division scale, the Youngs-Cramer finish, NULL for empty input — comes
  * from PostgreSQL's code, and only the states need to be exact:
  *
  *   count, sum(int2/int4)          int8
- *   min/max                        the column type
+ *   min/max                        the column type (also date, timestamp(tz))
  *   sum(float4/float8)             float4 / float8
  *   avg(int2/int4)                 int8[2] {count, sum}
  *   avg/var/stddev(float4/float8)  float8[3] {N, Sx, Sxx}
@@ -29,8 +30,10 @@ extern "C" {
 #include "libpq/pqformat.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 #include "utils/float.h"
 #include "utils/fmgroids.h"
+#include "utils/timestamp.h"
 
 #include "pg_gpu.h"
 #include "aggs/agg_catalog.h"
@@ -62,6 +65,12 @@ static const AggEntry agg_table[] = {
 	AGG5(VARIANCE, PG_GPU_AGGST_VAR),
 	AGG5(VAR_SAMP, PG_GPU_AGGST_VAR),
 	AGG5(VAR_POP, PG_GPU_AGGST_VAR),
+	{F_MIN_DATE, PG_GPU_AGGST_MIN, DATEOID},
+	{F_MAX_DATE, PG_GPU_AGGST_MAX, DATEOID},
+	{F_MIN_TIMESTAMP, PG_GPU_AGGST_MIN, TIMESTAMPOID},
+	{F_MAX_TIMESTAMP, PG_GPU_AGGST_MAX, TIMESTAMPOID},
+	{F_MIN_TIMESTAMPTZ, PG_GPU_AGGST_MIN, TIMESTAMPTZOID},
+	{F_MAX_TIMESTAMPTZ, PG_GPU_AGGST_MAX, TIMESTAMPTZOID},
 	{F_MIN_NUMERIC, PG_GPU_AGGST_MIN, NUMERICOID},
 	{F_MAX_NUMERIC, PG_GPU_AGGST_MAX, NUMERICOID},
 	{F_SUM_NUMERIC, PG_GPU_AGGST_SUM, NUMERICOID},
@@ -89,6 +98,23 @@ PgGpuColType(Oid typid)
 	if (typid == NUMERICOID)
 		return PG_GPU_DECIMAL;
 	return (t >= PG_GPU_INT2 && t <= PG_GPU_FLOAT8) ? t : 0;
+}
+
+/*
+ * The input type of an aggregate of the table: PgGpuColType's, and date and
+ * timestamp(tz), whose min and max the engine keeps as integers (int32 days,
+ * int64 microseconds; ±infinity are the extreme integers, which date_cmp and
+ * timestamp_cmp order as integers too).  Only min and max take them
+ * (agg_table).
+ */
+int
+PgGpuAggColType(Oid typid)
+{
+	int			t = PgGpuValueType(typid);
+
+	if (t == PG_GPU_DATE || t == PG_GPU_TIMESTAMP)
+		return t;
+	return PgGpuColType(typid);
 }
 
 static int128
@@ -300,6 +326,12 @@ PgGpuPartialState(PgGpuAggState state, int coltype, const pg_gpu_col_state *c,
 						return Int32GetDatum((int32) (min ? c->imin : c->imax));
 					case PG_GPU_INT8:
 						return Int64GetDatum(min ? c->imin : c->imax);
+					case PG_GPU_DATE:
+						/* DateADT: int32 days */
+						return DateADTGetDatum((DateADT) (min ? c->imin : c->imax));
+					case PG_GPU_TIMESTAMP:
+						/* Timestamp and TimestampTz: int64 microseconds */
+						return TimestampGetDatum((Timestamp) (min ? c->imin : c->imax));
 					case PG_GPU_FLOAT4:
 						return Float4GetDatum((float4) (min ? c->fmin : c->fmax));
 					default:

@@ -27,6 +27,12 @@ bool		PgGpuAggLookup(Oid aggfnoid, PgGpuAggState *state, Oid *argtype);
 int			PgGpuColType(Oid typid);
 
 /*
+ * pg_gpu_coltype of an aggregate's input: PgGpuColType's, and PG_GPU_DATE /
+ * PG_GPU_TIMESTAMP for date and timestamp(tz) (min and max only).
+ */
+int			PgGpuAggColType(Oid typid);
+
+/*
  * The partial state of one aggregate, in the exact form (type, and serialized bytes
  * for internal states) that its combine/deserialize functions expect.  Raises the
  * errors PostgreSQL would have raised (overflow).  coltype is the input's

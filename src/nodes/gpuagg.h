@@ -22,9 +22,11 @@
  * inputs, keys) is a bytea Const; the executor fills in the table's layout.
  * The WHERE quals live only in the task; their text is kept for EXPLAIN.
  *
- * Direct mode (grouped, no internal states): custom_scan_tlist holds the keys and
- * the aggregates' final values, which GpuAgg computes with PostgreSQL's final
- * functions; the plan's qual is HAVING and its targetlist the query's output.
+ * Direct mode (grouped): custom_scan_tlist holds the keys and the aggregates'
+ * final values, which GpuAgg computes with PostgreSQL's final functions (an
+ * internal state first made from its serialized form by the aggregate's
+ * deserialize function, as a Finalize Aggregate does); the plan's qual is HAVING
+ * and its targetlist the query's output.
  * count(DISTINCT x) is always direct (grouped or not): the task groups by the
  * keys and x, and GpuAgg folds the groups of equal keys (gpuagg_fold.cpp).
  */
@@ -46,6 +48,9 @@ typedef enum GpuAggPrivateIndex
 	GPUAGG_PRIV_DISTINCT_TEXT,	/* String: count(DISTINCT x)'s x, deparsed ("" if
 								 * none); x is then the task's last key, which
 								 * GpuAgg folds away (gpuagg_fold.cpp) */
+	GPUAGG_PRIV_DESERIALFN,		/* OidList: direct mode, each aggregate's
+								 * deserialize function where its state is
+								 * internal (InvalidOid: none) */
 	GPUAGG_PRIV_COUNT,
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
@@ -65,6 +70,7 @@ typedef struct GpuAggPrivate
 	List	   *sets;
 	List	   *key_codes;
 	String	   *distinct_text;
+	List	   *deserialfns;
 	/* the path's only */
 	List	   *scan_tlist;
 	Node	   *having;
@@ -86,6 +92,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->sets);
 	l = lappend(l, p->key_codes);
 	l = lappend(l, p->distinct_text);
+	l = lappend(l, p->deserialfns);
 	Assert(list_length(l) == GPUAGG_PRIV_COUNT);
 	if (!path)
 		return l;
@@ -109,6 +116,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->sets = (List *) list_nth(l, GPUAGG_PRIV_SETS);
 	p->key_codes = (List *) list_nth(l, GPUAGG_PRIV_KEY_CODES);
 	p->distinct_text = (String *) list_nth(l, GPUAGG_PRIV_DISTINCT_TEXT);
+	p->deserialfns = (List *) list_nth(l, GPUAGG_PRIV_DESERIALFN);
 	if (list_length(l) < GPUAGG_PATH_COUNT)
 		return;
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);
@@ -130,6 +138,9 @@ typedef struct GpuAggState
 	int			key_code[PG_GPU_MAX_KEYS];	/* GPUAGG_PRIV_KEY_CODES */
 	bool		direct;			/* emit final values (see above) */
 	FmgrInfo   *finalfn;		/* per output column; fn_oid 0: none */
+	FmgrInfo   *deserialfn;		/* per output column; fn_oid 0: none */
+	Node	   *aggcxt;			/* an AggState that the deserialize and final
+								 * functions' AggCheckCallContext accepts */
 	MemoryContext row_cxt;		/* an output row's partial states */
 
 	/* count(DISTINCT x): the task's last key is x (GPUAGG_PRIV_DISTINCT_TEXT) */

@@ -16,6 +16,7 @@ extern "C" {
 
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "nodes/execnodes.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
@@ -96,11 +97,32 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 									   ALLOCSET_SMALL_SIZES);
 	s->direct = (priv.finalfns != NIL);
 	s->finalfn = (FmgrInfo *) palloc0(sizeof(FmgrInfo) * Max(1, s->nout));
+	s->deserialfn = (FmgrInfo *) palloc0(sizeof(FmgrInfo) * Max(1, s->nout));
 	foreach(lc, priv.finalfns)
 	{
 		if (OidIsValid(lfirst_oid(lc)))
 			fmgr_info(lfirst_oid(lc), &s->finalfn[i]);
 		i++;
+	}
+	i = 0;
+	foreach(lc, priv.deserialfns)
+	{
+		if (OidIsValid(lfirst_oid(lc)))
+			fmgr_info(lfirst_oid(lc), &s->deserialfn[i]);
+		i++;
+	}
+	if (s->direct)
+	{
+		/*
+		 * The context a Finalize Aggregate calls these functions in: the
+		 * deserialize functions check it (AggCheckCallContext), and one asking
+		 * for the aggregate's memory gets the row's expression context.
+		 */
+		AggState   *as = makeNode(AggState);
+
+		as->ss.ps.state = estate;
+		as->curaggcontext = s->t.css.ss.ps.ps_ExprContext;
+		s->aggcxt = (Node *) as;
 	}
 
 	/* the fallback: PostgreSQL's own partial aggregate; then a join's build side */
@@ -170,13 +192,29 @@ PgGpuAggEmitRow(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 		Datum		d = PgGpuPartialState((PgGpuAggState) s->out_state[i], s->out_coltype[i],
 										  col, rows, &slot->tts_isnull[nkeys + i]);
 
+		/*
+		 * direct mode, an internal state: the aggregate's deserialize function
+		 * (strict) makes it from the serialized partial state
+		 */
+		if (s->direct && s->deserialfn[i].fn_oid != InvalidOid && !slot->tts_isnull[nkeys + i])
+		{
+			LOCAL_FCINFO(fcinfo, 2);
+
+			InitFunctionCallInfoData(*fcinfo, &s->deserialfn[i], 2, InvalidOid, s->aggcxt, NULL);
+			fcinfo->args[0].value = d;
+			fcinfo->args[0].isnull = false;
+			fcinfo->args[1].value = (Datum) 0;
+			fcinfo->args[1].isnull = false;
+			d = FunctionCallInvoke(fcinfo);
+			slot->tts_isnull[nkeys + i] = fcinfo->isnull;
+		}
 		/* direct mode: the aggregate's own final function over its state */
 		if (s->direct && s->finalfn[i].fn_oid != InvalidOid &&
 			!(slot->tts_isnull[nkeys + i] && s->finalfn[i].fn_strict))
 		{
 			LOCAL_FCINFO(fcinfo, 1);
 
-			InitFunctionCallInfoData(*fcinfo, &s->finalfn[i], 1, InvalidOid, NULL, NULL);
+			InitFunctionCallInfoData(*fcinfo, &s->finalfn[i], 1, InvalidOid, s->aggcxt, NULL);
 			fcinfo->args[0].value = d;
 			fcinfo->args[0].isnull = slot->tts_isnull[nkeys + i];
 			d = FunctionCallInvoke(fcinfo);

@@ -205,7 +205,7 @@ add_aggref(GpuAggBuild *b, Aggref *a)
 		{
 			if (exprType((Node *) arg) != argtype)
 				return false;
-			coltype = PgGpuColType(argtype);
+			coltype = PgGpuAggColType(argtype);
 			if (coltype == 0)
 				return false;
 		}
@@ -563,12 +563,16 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	}
 
 	/*
-	 * Grouped, with no aggregate whose state is "internal": GpuAgg itself applies
-	 * PostgreSQL's final functions to the states and emits finished groups (HAVING
-	 * and the output expressions evaluated by the scan's qual and projection), so
-	 * no Finalize node handles every group a second time.
+	 * Grouped: GpuAgg itself applies PostgreSQL's final functions to the states
+	 * and emits finished groups (HAVING and the output expressions evaluated by
+	 * the scan's qual and projection), so no Finalize node handles every group a
+	 * second time.  An "internal" state (sum/avg of int8 and numeric, integer
+	 * variances) goes through its serialized form: the aggregate's deserialize
+	 * function makes it, as in a Finalize Aggregate, and its final function
+	 * finishes it (gpuagg_exec.cpp).
 	 */
 	List	   *finalfns = NIL;
+	List	   *deserialfns = NIL;
 	bool		distinct = b.distinct != NULL;
 	bool		direct = (grouped && pg_gpu_direct_groups) || distinct;
 
@@ -577,20 +581,23 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		Aggref	   *a = (Aggref *) lfirst(lc);
 		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
 		Form_pg_aggregate agg;
+		bool		internal;
 
 		if (!HeapTupleIsValid(tup))
 			return false;
 		agg = (Form_pg_aggregate) GETSTRUCT(tup);
-		if (agg->aggtranstype == INTERNALOID || agg->aggfinalextra)
+		internal = agg->aggtranstype == INTERNALOID;
+		if (agg->aggfinalextra || (internal && !OidIsValid(agg->aggdeserialfn)))
 			direct = false;
 		finalfns = lappend_oid(finalfns, agg->aggfinalfn);
+		deserialfns = lappend_oid(deserialfns, internal ? agg->aggdeserialfn : InvalidOid);
 		ReleaseSysCache(tup);
 	}
 	/* PostgreSQL has no partial DISTINCT aggregate: GpuAgg finishes them */
 	if (distinct && !direct)
 		return false;
 	if (!direct)
-		finalfns = NIL;
+		finalfns = deserialfns = NIL;
 
 	/* the partial target: grouping keys, then PostgreSQL's INITIAL_SERIAL Aggrefs */
 	PathTarget *partial_target = create_empty_pathtarget();
@@ -674,6 +681,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.task = PgGpuTaskConst(b.task);
 	priv.filter_text = PgGpuFilterText(quals, rte->relid, scan_rel->relid);
 	priv.finalfns = finalfns;
+	priv.deserialfns = deserialfns;
 	priv.sets = b.comp.set_sources;
 	priv.scan_tlist = direct ? make_tlist_from_pathtarget(partial_target) : NIL;
 	priv.having = direct ? extra->havingQual : NULL;
