@@ -15,7 +15,10 @@
  * The groups are read once into records (keys, row count, states), an index is
  * sorted by the keys, and runs of equal keys are emitted as they are reached.
  * Where the records would pass 1 GB (MaxAllocSize) or the host cannot hold them,
- * PostgreSQL's plan runs instead (fallback reason "out of memory").
+ * PostgreSQL's plan runs instead.  The fallback is recorded as
+ * PG_GPU_FB_OUT_OF_MEMORY, which pg_gpu_fallbacks names "out of gpu memory"
+ * (stats.cpp), though here it is the host's memory that ran short; the message
+ * says so ("count(DISTINCT) groups do not fit in host memory").
  */
 extern "C" {
 #include "postgres.h"
