@@ -179,6 +179,7 @@ TupleTableSlot *PgGpuAggFoldNext(GpuAggState *s);
 
 /* count(DISTINCT x): forget the fold (rescan, end) */
 void		PgGpuAggFoldReset(GpuAggState *s);
+TupleTableSlot *PgGpuAggNextChildRow(GpuAggState *s);
 
 /* executor: register the scan methods */
 void		PgGpuAggExecInit(void);

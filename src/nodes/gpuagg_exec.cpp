@@ -252,9 +252,9 @@ next_group(GpuAggState *s)
 	}
 }
 
-/* The fallback: PostgreSQL's partial aggregate's rows, projected. */
-static TupleTableSlot *
-next_child_row(GpuAggState *s)
+/* The fallback: PostgreSQL's plan's rows (partial or complete), projected. */
+TupleTableSlot *
+PgGpuAggNextChildRow(GpuAggState *s)
 {
 	for (;;)
 	{
@@ -272,7 +272,7 @@ static TupleTableSlot *
 ExecGpuAggImpl(GpuAggState *s)
 {
 	if (s->t.fallback)
-		return next_child_row(s);
+		return PgGpuAggNextChildRow(s);
 	if (s->t.gpu_ran && s->distinct)
 		return PgGpuAggFoldNext(s);
 	if (s->t.gpu_ran && s->t.nkeys > 0)
@@ -280,7 +280,7 @@ ExecGpuAggImpl(GpuAggState *s)
 	if (s->t.done)
 		return NULL;
 	if (!PgGpuTableNodeRun(&s->t))
-		return next_child_row(s);
+		return PgGpuAggNextChildRow(s);
 	if (s->distinct)
 		return PgGpuAggFoldNext(s);
 	if (s->t.nkeys > 0)

@@ -194,16 +194,7 @@ PgGpuAggFoldNext(GpuAggState *s)
 			strlcpy(s->t.fb_msg, "count(DISTINCT) groups do not fit in host memory",
 					sizeof(s->t.fb_msg));
 			PgGpuNoteFallback(s->t.node, s->t.fb_reason, s->t.fb_msg);
-			for (;;)
-			{
-				TupleTableSlot *slot = PgGpuTableNodeChildRow(&s->t);
-				TupleTableSlot *out;
-
-				if (TupIsNull(slot))
-					return NULL;
-				if ((out = PgGpuTableNodeProject(&s->t, slot)) != NULL)
-					return out;
-			}
+			return PgGpuAggNextChildRow(s);
 		}
 	}
 	for (;;)
