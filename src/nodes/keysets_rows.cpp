@@ -83,6 +83,45 @@ full:
 
 
 /*
+ * The build table's passing rows grouped on the GPU (its rows task), each group
+ * handed to fn; the pages read and the GPU's time counted for EXPLAIN.  False
+ * with *reason and msg set when the GPU could not, or fn stopped.
+ */
+static bool
+collect_build_groups(const PgGpuSetSource *src, EState *estate, PgGpuSets *sets, int i,
+					 const pg_gpu_agg_task *task, PgGpuGroupFn fn, void *arg,
+					 PgGpuFallback *reason, char *msg, size_t msglen)
+{
+	Relation	rel;
+	bool		ok;
+	int64		pages = 0;
+	double		gpu_ms = 0;
+
+	/* the plan's child scans it too: the executor holds its lock already */
+	rel = table_open(src->relid, NoLock);
+	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, fn, arg, &pages, &gpu_ms,
+							reason, msg, msglen, sets->rows_ms[i]);
+	table_close(rel, NoLock);
+	if (ok)
+	{
+		sets->gpu_collected[i] = true;
+		sets->collect_pages[i] = pages;
+		sets->collect_gpu_ms += gpu_ms;
+	}
+	return ok;
+}
+
+/* A rows task the GPU gave back: noted, and the build plan runs instead. */
+static void
+note_rows_fallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
+{
+	char		detail[300];
+
+	snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
+	PgGpuNoteFallback(node, reason, detail);
+}
+
+/*
  * A CHILD source with a payload and a rows task: the dimension's rows grouped
  * on the GPU into the key and payload buffers.  False when the GPU could not
  * (noted; the child plan then runs instead), or with *dup when rows repeat.
@@ -95,10 +134,6 @@ PgGpuRowsOnGpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuS
 	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
 	char		msg[256] = "";
 	PgGpuRowsArg arg;
-	Relation	rel;
-	bool		ok;
-	int64		pages = 0;
-	double		gpu_ms = 0;
 
 	arg.b = b;
 	arg.pb = pb;
@@ -107,28 +142,14 @@ PgGpuRowsOnGpu(const PgGpuSetSource *src, EState *estate, PgGpuNode node, PgGpuS
 	arg.reason = &reason;
 	arg.msg = msg;
 	arg.msglen = sizeof(msg);
-	/* the plan's child scans it too: the executor holds its lock already */
-	rel = table_open(src->relid, NoLock);
-	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, rows_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg), sets->rows_ms[i]);
-	table_close(rel, NoLock);
-	if (!ok && reason == PG_GPU_FB_DUP_KEYS)
-	{
+	if (collect_build_groups(src, estate, sets, i, task, rows_group, &arg, &reason, msg,
+							 sizeof(msg)))
+		return true;
+	if (reason == PG_GPU_FB_DUP_KEYS)
 		*dup = true;
-		return false;
-	}
-	if (!ok)
-	{
-		char		detail[300];
-
-		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
-		PgGpuNoteFallback(node, reason, detail);
-		return false;
-	}
-	sets->gpu_collected[i] = true;
-	sets->collect_pages[i] = pages;
-	sets->collect_gpu_ms += gpu_ms;
-	return true;
+	else
+		note_rows_fallback(node, reason, msg);
+	return false;
 }
 
 /*
@@ -279,10 +300,6 @@ PgGpuKeptRowsOnGpu(const PgGpuSetSource *src, PlanState *child, EState *estate, 
 	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
 	char		msg[256] = "";
 	PgGpuKeptArg arg;
-	Relation	rel;
-	bool		ok;
-	int64		pages = 0;
-	double		gpu_ms = 0;
 
 	/* the task's keys are the build plan's columns, value for value */
 	if (task->nkeys != desc->natts || task->nkeys > PG_GPU_MAX_KEYS)
@@ -295,24 +312,14 @@ PgGpuKeptRowsOnGpu(const PgGpuSetSource *src, PlanState *child, EState *estate, 
 	arg.sets = sets;
 	arg.desc = desc;
 	arg.task = task;
-	/* the plan's child scans it too: the executor holds its lock already */
-	rel = table_open(src->relid, NoLock);
-	ok = PgGpuCollectGroups(rel, estate->es_snapshot, task, kept_group, &arg, &pages, &gpu_ms,
-							&reason, msg, sizeof(msg), sets->rows_ms[i]);
-	table_close(rel, NoLock);
-	if (!ok && b->full)
-		return false;			/* the plan's rows would not fit either: the caller fails */
-	if (!ok)
+	if (!collect_build_groups(src, estate, sets, i, task, kept_group, &arg, &reason, msg,
+							  sizeof(msg)))
 	{
-		char		detail[300];
-
-		snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
-		PgGpuNoteFallback(node, reason, detail);
+		/* rows past the memory cap: the plan's would not fit either, the caller fails */
+		if (!b->full)
+			note_rows_fallback(node, reason, msg);
 		return false;
 	}
-	sets->gpu_collected[i] = true;
-	sets->collect_pages[i] = pages;
-	sets->collect_gpu_ms += gpu_ms;
 	sets->rows_groups[i] = arg.groups;
 	return true;
 }
