@@ -19,21 +19,8 @@ INSERT INTO tc_t SELECT i, md5((i % 3000)::text), i * 0.25, i % 10
   FROM generate_series(1, 40000) i;
 CREATE TABLE tc_k (k text, n int4);
 INSERT INTO tc_k SELECT md5((i * 7)::text), i FROM generate_series(1, 300) i;
--- VACUUM marks a page all-visible only when no snapshot older than its rows exists:
--- wait (at most a minute) until no other session (an autovacuum ANALYZE, say) holds
--- a snapshot from before now
-CREATE FUNCTION tc_quiet() RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  x xid := (pg_snapshot_xmin(pg_current_snapshot())::text::int8 % 4294967296)::text::xid;
-BEGIN
-  FOR i IN 1 .. 600 LOOP
-    EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity
-                          WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
-                            AND age(backend_xmin) > age(x));
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
-SELECT tc_quiet();
+\i sql/setup/cc_quiet.sql
+SELECT cc_quiet();
 VACUUM ANALYZE tc_t, tc_k;
 
 -- the table cache's use by a scan: 'none', 'filled', 'read'; on a machine without a
@@ -102,7 +89,7 @@ SET pg_gpu.enabled = on;
 \i sql/include/table_cache_q.sql
 
 -- VACUUM sets the bits again (a new VM page LSN): copied afresh, then read
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
 SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
@@ -110,7 +97,7 @@ SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 -- committed changes, then VACUUM: every bit set again, but the old copies are stale
 DELETE FROM tc_t WHERE id % 5 = 0;
 UPDATE tc_t SET f8 = f8 + 1 WHERE id % 13 = 0;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
 SET pg_gpu.enabled = off;
@@ -122,7 +109,7 @@ SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 -- inserts reusing the line pointers VACUUM freed, and new blocks
 INSERT INTO tc_t SELECT i, md5((i * 7)::text), i, i % 10 FROM generate_series(50001, 53000) i;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SET pg_gpu.enabled = off;
 \i sql/include/table_cache_q.sql
@@ -136,12 +123,12 @@ CREATE TEMP TABLE tc_save AS SELECT * FROM tc_t;
 TRUNCATE tc_t;
 INSERT INTO tc_t SELECT id, w, f8 + 100, g FROM tc_save;
 COMMIT;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM FULL tc_t;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'filled');
 SET pg_gpu.enabled = off;
@@ -161,7 +148,7 @@ COMMIT;
 
 -- an error while a key set is built, with tc_t's fill under way (in a subtransaction,
 -- then at the top): the next scans fill and read
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t, tc_k;
 DO $$
 BEGIN
@@ -175,7 +162,7 @@ SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 
 -- a GPU failure in a fill leaves no copies; the scan after it fills them
 UPDATE tc_t SET f8 = f8 WHERE id = 99;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SET pg_gpu.debug_fail_after_chunks = 0;
 SELECT count(*), sum(id) FROM tc_t;
@@ -188,7 +175,7 @@ SELECT tc_is('SELECT count(*) FROM tc_t', 'read');
 -- it, so none are kept, and later scans see every row (they saw only the first
 -- chunks' rows)
 UPDATE tc_t SET f8 = f8 WHERE id = 98;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_t;
 SELECT id AS tc_mid FROM tc_t WHERE ctid >= '(100,1)'::tid ORDER BY ctid LIMIT 1 \gset
 SET pg_gpu.chunk_pages = 16;
@@ -206,7 +193,7 @@ SET pg_gpu.table_cache_size = 0;
 SELECT tc_is('SELECT count(*) FROM tc_t', 'none');
 RESET pg_gpu.table_cache_size;
 CREATE UNLOGGED TABLE tc_u AS SELECT * FROM tc_t;
-SELECT tc_quiet();
+SELECT cc_quiet();
 VACUUM tc_u;
 SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
 SELECT tc_is('SELECT count(*) FROM tc_u', 'none');
@@ -234,5 +221,5 @@ SET pg_gpu.enabled = on;
 RESET pg_gpu.force;
 
 DROP FUNCTION tc_is(text, text);
-DROP FUNCTION tc_quiet();
+DROP FUNCTION cc_quiet();
 DROP TABLE tc_t, tc_k, tc_u, tc_f;
