@@ -451,6 +451,12 @@ typedef struct pg_gpu_agg_task
 	int32_t		gather;			/* 1: caller copies pages into staging buffers;
 								 * 0: page_ref.addr points at registered memory */
 	int32_t		emulate;		/* run the engine on the host (tests; implies gather) */
+	/*
+	 * stage = 1 (registered pages, not a sort): a copy kernel pulls each chunk's
+	 * pages into GPU memory and the operator reads them there, instead of each
+	 * operator block reading its page over PCIe (scan/page_stage.cu).
+	 */
+	int32_t		stage;
 } pg_gpu_agg_task;
 
 /*

@@ -28,6 +28,7 @@ extern int	pg_gpu_slot_sort_memory;	/* kB */
 extern int	pg_gpu_join_batch_rows;
 extern int	pg_gpu_chunk_pages;
 extern bool pg_gpu_register_buffers;
+extern bool pg_gpu_stage_pages;
 extern int	pg_gpu_register_min_pages;
 extern int	pg_gpu_register_after;
 extern int	pg_gpu_pin_workers;

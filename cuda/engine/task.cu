@@ -41,6 +41,13 @@ static const agg_ops gpu_ops = {
 	gpu_end,
 };
 
+/* Registered pages pulled into GPU memory before the operator reads them. */
+static bool
+stages(const pg_gpu_agg_task &t)
+{
+	return t.stage && !t.gather && !t.pages_resident && !t.sort;
+}
+
 static pg_gpu_status
 agg_setup(gpu_agg *agg, pg_gpu_error *err)
 {
@@ -77,7 +84,7 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 		{
 			size_t		per_slot = pow2(sizeof(pg_gpu_page_ref) * agg->capacity) +
 				pow2(sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity) +
-				(t.gather ? pow2((size_t) PG_GPU_BLCKSZ * agg->capacity) : 0);
+				(t.gather || stages(t) ? pow2((size_t) PG_GPU_BLCKSZ * agg->capacity) : 0);
 
 			if (fixed + PG_GPU_AGG_SLOTS * per_slot <= limit)
 				break;
@@ -128,11 +135,12 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 			return st;
 		s.cc.ranges = s.h_ranges;
 		s.cc.fill_row = s.h_fill_row;
-		if (t.gather)
+		if (t.gather || stages(t))
 		{
 			size_t		page_bytes = (size_t) PG_GPU_BLCKSZ * agg->capacity;
 
-			if ((st = pinned_alloc(page_bytes, (void **) &s.h_staging, err)) != PG_GPU_OK ||
+			if ((t.gather &&
+				 (st = pinned_alloc(page_bytes, (void **) &s.h_staging, err)) != PG_GPU_OK) ||
 				(st = device_alloc(page_bytes, (void **) &s.d_pages, err)) != PG_GPU_OK)
 				return st;
 		}
@@ -309,8 +317,15 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 										cudaMemcpyHostToDevice, s.stream));
 
 	const char *staging = agg->task.gather ? s.d_pages : nullptr;
+	bool		filling = agg->task.cache_fill && agg->pages + npages <= agg->task.cache_pages;
 
-	if (agg->task.cache_fill && agg->pages + npages <= agg->task.cache_pages)
+	if (stages(agg->task) && !filling && nplain > 0)
+	{
+		page_stage_async(agg, s, nplain, s.stream);
+		staging = s.d_pages;
+	}
+
+	if (filling)
 	{
 		cache_fill_async(agg, s, npages, staging, s.stream);
 		staging = nullptr;

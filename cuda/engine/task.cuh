@@ -233,6 +233,9 @@ void		agg_partials_init_async(chunk_slot &s, int n, cudaStream_t stream);
 void		cache_fill_async(gpu_agg *agg, chunk_slot &s, int npages, const char *staging,
 							 cudaStream_t stream);
 
+/* scan/page_stage.cu: a registered chunk's first npages pages copied to s.d_pages */
+void		page_stage_async(gpu_agg *agg, chunk_slot &s, int npages, cudaStream_t stream);
+
 /* scan/cc_fill.cu: the chunk's pages c deformed into the segment cc.fill_seg */
 void		cc_fill_async(gpu_agg *agg, chunk_slot &s, const page_chunk &c,
 						  const pg_gpu_cc_chunk &cc, cudaStream_t stream);

@@ -450,6 +450,7 @@ PgGpuTableNodeExplain(PgGpuTableNode *t, const char *filter, ExplainState *es,
 		ExplainPropertyText("Page Access",
 							t->task.emulate ? "emulated on the CPU" :
 							t->scan.tc.use == PG_GPU_TC_HIT ? "copies in GPU memory (table cache)" :
+							t->scan.staged ? "shared buffers pulled into GPU memory by a copy kernel" :
 							t->scan.registered ? "shared buffers read in place" : "copied via pinned staging",
 							es);
 		if (t->scan.tc.use != PG_GPU_TC_NONE)

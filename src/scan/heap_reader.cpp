@@ -333,8 +333,8 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
  * registration is under way.  Sets the task's emulate, layout, gather and chunk
  * size.
  */
-bool
-PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
+static bool
+scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
 			 pg_gpu_agg_task *task, PgGpuSvcChannel *svc)
 {
 	Buffer	   *pins[PG_GPU_AGG_SLOTS];
@@ -415,6 +415,19 @@ PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryConte
 	else if (ps->tc.use == PG_GPU_TC_HIT)
 		task->gather = 0;
 	return true;
+}
+
+bool
+PgGpuScanPrepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext cxt,
+				 pg_gpu_agg_task *task, PgGpuSvcChannel *svc)
+{
+	bool		ok = scan_prepare(ps, rel, snapshot, cxt, task, svc);
+
+	/* registered pages: pulled into GPU memory by a copy kernel (not a sort's) */
+	task->stage = ok && pg_gpu_stage_pages && ps->registered && !task->gather &&
+		!task->pages_resident && !task->sort && !task->emulate;
+	ps->staged = task->stage != 0;
+	return ok;
 }
 
 /* The engine for a prepared scan: the GPU service's, or the backend's own. */

@@ -37,6 +37,7 @@ typedef struct PgGpuPageScan
 	pg_gpu_agg *agg;
 	bool		emulate;
 	bool		registered;		/* pages read in place */
+	bool		staged;			/* registered pages pulled into GPU memory first */
 	bool		remote;			/* the GPU service runs the task (service.h) */
 	PgGpuSvcChannel *svc;		/* ... on this held channel (its key sets) */
 	int			chunk_pages;
