@@ -50,7 +50,7 @@ bool		pg_gpu_register_buffers = true;
 bool		pg_gpu_stage_pages = true;
 int			pg_gpu_register_min_pages = 4096;
 int			pg_gpu_register_after = -1;
-int			pg_gpu_pin_workers = 8;
+int			pg_gpu_pin_workers = 12;
 int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_pin_workers_early = true;
 bool		pg_gpu_expect_gpu = false;
@@ -192,7 +192,7 @@ PgGpuDefineGucs(void)
 	DefineCustomIntVariable("pg_gpu.pin_workers",
 							"Parallel workers that pin heap pages for a GpuAgg scan read in place.",
 							"0 pins in the backend itself.",
-							&pg_gpu_pin_workers, 8, 0, 64,
+							&pg_gpu_pin_workers, 12, 0, 64,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.pin_workers_min_pages",
 							"Smallest table for which pin workers are started.",

@@ -646,7 +646,11 @@ group_accum(uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L, const 
 				/* min and max fit 64 bits (eval_row); the sum takes 128 */
 				if (o.sum >= 0)
 					atomic_add_i128<A>(&e[o.sum], v.bits, v.hi);
-				A::or_(&e[o.flags], 1ULL << (v.len & 63));
+				/* a read first: a column's dscale is nearly always one already met */
+				const uint64_t bit = 1ULL << (v.len & 63);
+
+				if (!(A::load(&e[o.flags]) & bit))
+					A::or_(&e[o.flags], bit);
 			}
 			else if (o.sum >= 0)
 				atomic_add_i128<A>(&e[o.sum], (uint64_t) x, x < 0 ? ~0ULL : 0);

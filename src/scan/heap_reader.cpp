@@ -285,16 +285,28 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 			}
 			if (pg_gpu_agg_slot_get(ps->agg, e, &buf, &err) != PG_GPU_OK)
 				return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+			/*
+			 * The leader's per-page work is the scan's one serial part, so it
+			 * reads no buffer descriptor (BufferGetBlockNumber: a call and a
+			 * likely cache miss a page; the workers noted each block) and takes
+			 * the address as the pool's base plus the buffer's offset.
+			 */
+			uint64		base = ps->emulate ? 0 : page_addr(ps, 1);
+
 			for (int i = 0; i < view.npages; i++)
 			{
+				Buffer		b = view.buf[i];
+
 				if (ps->page_blk)
-					ps->page_blk[ps->npage_blk++] = BufferGetBlockNumber(view.buf[i]);
-				buf.refs[i].addr = page_addr(ps, view.buf[i]);
+					ps->page_blk[ps->npage_blk++] = view.blk[i];
+				buf.refs[i].addr = ps->emulate ? (uint64) (uintptr_t) BufferGetPage(b)
+					: base + (uint64) (b - 1) * BLCKSZ;
 				buf.refs[i].nlp = view.nlp[i];
 				buf.refs[i].vis_idx = view.vis_idx[i];
-				PgGpuTableCacheNote(&ps->tc, BufferGetBlockNumber(view.buf[i]), view.nlp[i],
-									view.vis_idx[i] >= 0, view.stable[i],
-									view.vis + (size_t) Max(view.vis_idx[i], 0) * PG_GPU_VIS_WORDS);
+				if (ps->tc.use == PG_GPU_TC_FILL)
+					PgGpuTableCacheNote(&ps->tc, view.blk[i], view.nlp[i],
+										view.vis_idx[i] >= 0, view.stable[i],
+										view.vis + (size_t) Max(view.vis_idx[i], 0) * PG_GPU_VIS_WORDS);
 			}
 			memcpy(buf.vis, view.vis, sizeof(uint32) * PG_GPU_VIS_WORDS * view.nvis);
 			owner[e] = idx;

@@ -64,6 +64,8 @@ typedef struct PinChunk
 	int			npages;
 	int			nvis;
 	Buffer		buf[PG_GPU_PIN_CHUNK_PAGES];
+	BlockNumber blk[PG_GPU_PIN_CHUNK_PAGES];	/* so the leader never reads a
+												 * buffer descriptor */
 	uint16		nlp[PG_GPU_PIN_CHUNK_PAGES];
 	int32		vis_idx[PG_GPU_PIN_CHUNK_PAGES];
 	bool		stable[PG_GPU_PIN_CHUNK_PAGES];
@@ -117,6 +119,7 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 			continue;
 		}
 		c->buf[n] = b;
+		c->blk[n] = blk;
 		c->nlp[n] = nlp;
 		c->vis_idx[n] = has_bits ? nvis++ : -1;
 		c->stable[n] = stable;
@@ -295,6 +298,7 @@ PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view)
 			view->npages = c->npages;
 			view->nvis = c->nvis;
 			view->buf = c->buf;
+			view->blk = c->blk;
 			view->nlp = c->nlp;
 			view->vis_idx = c->vis_idx;
 			view->stable = c->stable;

@@ -20,6 +20,7 @@ typedef struct PgGpuPinChunkView
 	int			npages;
 	int			nvis;
 	const Buffer *buf;
+	const BlockNumber *blk;
 	const uint16 *nlp;
 	const int32 *vis_idx;
 	const bool *stable;			/* each page's bitmap is the same for every
