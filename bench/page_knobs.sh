@@ -4,7 +4,7 @@
 # the copy kernel (pg_gpu.stage_pages), pin workers, chunk size and buffer registration
 # varied, to tell the GPU side of a page scan from the pinning side (issue 31, Q6 from
 # pages).  The column cache is off (pg_gpu.use_cache): every run reads pages.  On the GPU host, after
-# scripts/gpuhost_run.sh has started PostgreSQL: bash bench/page_knobs.sh > $OUT/knobs.txt
+# scripts/gpuhost_run.sh has started PostgreSQL: bash bench/page_knobs.sh [quick] > $OUT/knobs.txt
 source .gpuhost/pg-up "$PWD/.gpuhost/pg15.tar.xz" /tmp/pgdata > /dev/null 2>&1
 Q6="SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1994-01-01' + interval '1' year AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
 Q6c="SELECT count(*) FROM lineitem WHERE l_orderkey < 0"
@@ -14,6 +14,13 @@ run() { # label, settings, query
     psql -X -At -c "SET pg_gpu.force=on; SET pg_gpu.use_cache=off; $2; EXPLAIN (ANALYZE, COSTS OFF) $3" 2>&1 | grep -E "GPU Time|Wall Time|CPU Page Time|CPU Wait|Chunks:|Pin Workers|Execution Time|Page Access|ERROR|WARN" | tr '\n' ' ' | sed "s/^/$1 r$r: /"; echo
   done
 }
+if [ "${1:-}" = quick ]; then   # the default settings, staged and in place
+  for st in on off; do
+    run "q6 stage=$st" "SET pg_gpu.stage_pages=$st" "$Q6"
+    run "q1 stage=$st" "SET pg_gpu.stage_pages=$st" "$Q1"
+  done
+  exit 0
+fi
 for st in on off; do
   run "q6 stage=$st" "SET pg_gpu.stage_pages=$st" "$Q6"
   run "q6 count-only stage=$st" "SET pg_gpu.stage_pages=$st" "$Q6c"
