@@ -470,7 +470,11 @@ PgGpuTableNodeExplain(PgGpuTableNode *t, const char *filter, ExplainState *es,
 		ExplainPropertyInteger("Bytes Moved", "bytes", (int64) t->res.bytes_h2d, es);
 		node_rows(t, es);
 		if (t->scan.pin_workers > 0)
+		{
 			ExplainPropertyInteger("Pin Workers", NULL, t->scan.pin_workers, es);
+			if (t->scan.leader_chunks > 0)
+				ExplainPropertyInteger("Chunks Pinned by Leader", NULL, t->scan.leader_chunks, es);
+		}
 		else if (t->scan.pin_tried)
 			ExplainPropertyText("Pin Workers", "none could be launched", es);
 		/* the node's own phase timers: no per-row cost, so also under TIMING OFF */

@@ -240,16 +240,69 @@ count_chunk(PgGpuPageScan *ps)
 }
 
 /*
+ * Pin blocks [start, end) in the leader into engine slot e's buffers (its pins
+ * in ps->pins[e]); the chunk's pages and bitmaps.
+ */
+static void
+leader_fill(PgGpuPageScan *ps, int e, BlockNumber start, BlockNumber end,
+			BufferAccessStrategy strategy, pg_gpu_agg_slot *buf, int *npages, int *nvis)
+{
+	uint64		base = ps->emulate ? 0 : page_addr(ps, 1);
+	int			n = 0,
+				nv = 0;
+
+	for (BlockNumber blk = start; blk < end; blk++)
+	{
+		Buffer		b;
+		OffsetNumber nlp;
+		bool		has_bits;
+		bool		stable;
+		uint32	   *bits = buf->vis + (size_t) nv * PG_GPU_VIS_WORDS;
+
+		CHECK_FOR_INTERRUPTS();
+		b = ReadBufferExtended(ps->rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		LockBuffer(b, BUFFER_LOCK_SHARE);
+		nlp = PgGpuInspectPage(ps->rel, ps->snapshot, b, blk, bits, &has_bits, &stable);
+		if (nlp == 0)
+		{
+			UnlockReleaseBuffer(b);
+			continue;
+		}
+		LockBuffer(b, BUFFER_LOCK_UNLOCK);
+		PgGpuTableCacheNote(&ps->tc, blk, nlp, has_bits, stable, bits);
+		buf->refs[n].addr = ps->emulate ? (uint64) (uintptr_t) BufferGetPage(b)
+			: base + (uint64) (b - 1) * BLCKSZ;
+		buf->refs[n].nlp = nlp;
+		buf->refs[n].vis_idx = has_bits ? nv++ : -1;
+		ps->pins[e][ps->npins[e]++] = b;
+		if (ps->page_blk)
+			ps->page_blk[ps->npage_blk++] = blk;
+		n++;
+	}
+	*npages = n;
+	*nvis = nv;
+}
+
+static inline bool scan_bulkread(PgGpuPageScan *ps);
+
+#define OWNER_LEADER (-2)		/* an engine slot's chunk the leader pinned */
+
+/*
  * The leader's loop when parallel workers pin the pages: take published chunks,
  * hand them to the GPU, and tell their workers to unpin once the GPU is done.
+ * Until the first worker's chunk arrives (workers take tens of milliseconds to
+ * start), the leader pins chunks itself rather than leave the GPU idle.
  */
 static bool
 run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 {
 	PgGpuPinCtx *ctx = ps->pin_ctx;
 	int			owner[PG_GPU_AGG_SLOTS];
+	bool		workers_delivered = false;
+	BufferAccessStrategy strategy = NULL;
 	pg_gpu_error err;
 
+	reserve_pins(ps, PG_GPU_PIN_CHUNK_PAGES);
 	for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
 		owner[e] = -1;
 	for (;;)
@@ -258,9 +311,16 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 		bool		busy = false;
 
 		for (int e = 0; e < PG_GPU_AGG_SLOTS; e++)
-			if (owner[e] >= 0 && pg_gpu_agg_slot_idle(ps->agg, e))
+			if (owner[e] != -1 && pg_gpu_agg_slot_idle(ps->agg, e))
 			{
-				PgGpuPinChunkDone(ctx, owner[e]);
+				if (owner[e] == OWNER_LEADER)
+				{
+					for (int j = 0; j < ps->npins[e]; j++)
+						ReleaseBuffer(ps->pins[e][j]);
+					ps->npins[e] = 0;
+				}
+				else
+					PgGpuPinChunkDone(ctx, owner[e]);
 				owner[e] = -1;
 				progress = true;
 			}
@@ -269,14 +329,39 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 			PgGpuPinChunkView view;
 			pg_gpu_agg_slot buf;
 			int			idx;
+			BlockNumber start,
+						end;
 
-			if (owner[e] >= 0)
+			if (owner[e] != -1)
 			{
 				busy = true;
 				continue;
 			}
 			if ((idx = PgGpuPinTakeReady(ctx, &view)) < 0)
-				break;
+			{
+				int			npages,
+							nvis;
+
+				if (workers_delivered || !PgGpuPinClaim(ctx, &start, &end))
+					break;
+				if (strategy == NULL && scan_bulkread(ps))
+					strategy = GetAccessStrategy(BAS_BULKREAD);
+				if (pg_gpu_agg_slot_get(ps->agg, e, &buf, &err) != PG_GPU_OK)
+					return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+				leader_fill(ps, e, start, end, strategy, &buf, &npages, &nvis);
+				progress = true;
+				if (npages == 0)
+					continue;
+				owner[e] = OWNER_LEADER;
+				busy = true;
+				ps->leader_chunks++;
+				if (pg_gpu_agg_submit(ps->agg, e, npages, nvis, &err) != PG_GPU_OK)
+					return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+				if (!count_chunk(ps))
+					return false;
+				continue;
+			}
+			workers_delivered = true;
 			progress = true;
 			if (view.npages == 0)
 			{
@@ -332,6 +417,8 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 	}
 	ps->pin_ctx = NULL;
 	PgGpuPinWorkersFinish(ctx);
+	if (strategy)
+		FreeAccessStrategy(strategy);
 	PgGpuLap(&ps->t_pages, lapt);
 	return true;
 }

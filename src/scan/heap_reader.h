@@ -57,6 +57,7 @@ typedef struct PgGpuPageScan
 	int			cc_run_blocks;	/* cached blocks a chunk carries at most */
 	PgGpuPinCtx *pin_ctx;		/* parallel pin workers, when used */
 	int			pin_workers;	/* launched */
+	int			leader_chunks;	/* chunks the leader pinned while they started */
 	bool		pin_tried;		/* asked for pin workers */
 	instr_time	t_pages;		/* CPU: pin, visibility, hand-over */
 	instr_time	t_wait;			/* CPU waiting for chunk slots */

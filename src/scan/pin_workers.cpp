@@ -282,6 +282,23 @@ PgGpuPinAllDelivered(PgGpuPinCtx *ctx)
 	return ctx->delivered >= ctx->total_chunks;
 }
 
+bool
+PgGpuPinClaim(PgGpuPinCtx *ctx, BlockNumber *start, BlockNumber *end)
+{
+	PinShared  *ps = ctx->shared;
+	BlockNumber first;
+
+	if (pg_atomic_read_u32(&ps->next_block) >= ps->nblocks)
+		return false;
+	first = pg_atomic_fetch_add_u32(&ps->next_block, PG_GPU_PIN_CHUNK_PAGES);
+	if (first >= ps->nblocks)
+		return false;
+	*start = first;
+	*end = Min(ps->nblocks, first + PG_GPU_PIN_CHUNK_PAGES);
+	ctx->delivered++;			/* a chunk of the count, pinned by the leader */
+	return true;
+}
+
 int
 PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view)
 {

@@ -35,6 +35,11 @@ typedef struct PgGpuPinChunkView
 PgGpuPinCtx *PgGpuPinWorkersStart(Relation rel, Snapshot snapshot, BlockNumber nblocks,
 								  int nworkers, bool bulkread);
 int			PgGpuPinWorkersLaunched(PgGpuPinCtx *ctx);
+/*
+ * The next chunk's blocks [*start, *end), for the leader to pin itself (while
+ * the workers start); false when every block is claimed.
+ */
+bool		PgGpuPinClaim(PgGpuPinCtx *ctx, BlockNumber *start, BlockNumber *end);
 /* A ready chunk's slot number (and its contents), or -1 if none is ready now. */
 int			PgGpuPinTakeReady(PgGpuPinCtx *ctx, PgGpuPinChunkView *view);
 bool		PgGpuPinAllDelivered(PgGpuPinCtx *ctx);
