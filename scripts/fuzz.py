@@ -1306,12 +1306,16 @@ class Gen:
             fx = "-" + fx
         if x < 0.3:
             return "%s IN (SELECT %s FROM %s d%s)" % (fx, key, dim, " WHERE " + dwhere if dwhere else "")
-        if x < 0.5:
-            return "EXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
-                dim, key, fx, " AND " + dwhere if dwhere else "")
         if x < 0.68:
-            return "NOT EXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
-                dim, key, fx, " AND " + dwhere if dwhere else "")
+            # a second condition d.b <> a.x (TPC-H Q21's shape): columns of integer,
+            # date or timestamp types the key set decides, and ones it does not
+            if r.random() < 0.3:
+                ne = r.choice(["d.val <> a.g2", "a.g <> d.val", "d.val <> a.i2", "d.k2 <> a.i2",
+                               "d.kd <> a.d", "a.ts <> d.kts", "d.k8 <> a.i8", "d.did %% 7 <> a.g",
+                               "d.w <> a.f8", "d.kt <> a.t"])
+                dwhere = "%s AND %s" % (ne, dwhere) if dwhere else ne
+            return "%sEXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
+                "" if x < 0.5 else "NOT ", dim, key, fx, " AND " + dwhere if dwhere else "")
         if x < 0.82:
             nn = r.random() < 0.5
             conds = ([key + " IS NOT NULL"] if nn else []) + ([dwhere] if dwhere else [])
