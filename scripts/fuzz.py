@@ -15,7 +15,7 @@ fv (half of it, vacuumed, HOT updates), fp (partitioned), fe (empty), dimension 
 dk (duplicates, NULLs), du (unique keys, indexed), de (empty); committed changes run
 before every 20th query.  Shapes: aggregates with WHERE trees, GROUP BY/HAVING/ORDER
 BY/LIMIT, sorts (WITH TIES, OFFSET), IN/EXISTS/NOT EXISTS/NOT IN/ANY/ALL subqueries and
-lists, inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
+lists ([NOT] EXISTS sometimes with a d.b <> a.x beside the key, TPC-H Q21's shape), inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
 UNION ALL, dictionaries, queries inside transactions that changed their table, PREPARE
 with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.  numeric:
 n (typmod-less: NaN, +-Infinity, zeros of several scales, dscales past 8, values past 2^90
