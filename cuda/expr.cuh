@@ -87,6 +87,23 @@ set_find(const pg_gpu_set_ref &s, const pval &x, int t)
 	});
 }
 
+/*
+ * Whether key i of set s (its payload: each key's least and greatest value,
+ * columns 0 and 1) has a value other than the word x (not NULL): a semi-join's
+ * inner.b <> x for some row of the key (PG_GPU_OP_SET_NE).  A key whose
+ * values were all NULL has none (NULL payload).
+ */
+PG_GPU_HD bool
+set_ne_match(const pg_gpu_set_ref &s, int64_t i, uint64_t x)
+{
+	const uint64_t *pay = (const uint64_t *) (uintptr_t) s.pay;
+	const uint8_t *pay_null = (const uint8_t *) (uintptr_t) s.pay_null;
+
+	if (i < 0 || s.npay < 2 || pay_null[i] != 0)
+		return false;
+	return pay[i] != x || pay[s.pay_n + (uint64_t) i] != x;
+}
+
 /* The index just past the UTF-8 character at s[i]: its continuation bytes are 10xxxxxx. */
 PG_GPU_HD uint32_t
 utf8_next(const uint8_t *s, uint32_t n, uint32_t i)
@@ -479,6 +496,19 @@ eval(const pg_gpu_agg_task &task, const pg_gpu_expr &e, const pval *cols, pval *
 					x.null = i < 0 || ((const uint8_t *) (uintptr_t) set.pay_null)[at] != 0;
 					x.bits = x.null ? 0 : ((const uint64_t *) (uintptr_t) set.pay)[at];
 					x.len = 0;
+					break;
+				}
+			case PG_GPU_OP_SET_NE:
+				{
+					const pg_gpu_set_ref &set = task.sets[in.a];
+					const pval	x = st[--sp];
+					pval	   &k = st[sp - 1];
+					int64_t		i = (k.null || x.null || !set.nonempty) ? -1
+						: set_find(set, k, in.type);
+
+					k.bits = set_ne_match(set, i, x.bits) ? 1 : 0;
+					k.null = false;
+					k.len = 0;
 					break;
 				}
 			case PG_GPU_OP_JUMP:

@@ -247,12 +247,21 @@ typedef enum pg_gpu_opcode
 								 * (count PG_GPU_SUBSTR_ALL: to the end) */
 	PG_GPU_OP_RTRIM,			/* bpchar to text: trailing blanks dropped */
 	/* EXTRACT / date_part (cuda/datetime.cuh, docs/SEMANTICS.md 28) */
-	PG_GPU_OP_DATEPART			/* type: DECIMAL (EXTRACT: at the field's
+	PG_GPU_OP_DATEPART,			/* type: DECIMAL (EXTRACT: at the field's
 								 * scale, dscale that scale) or FLOAT8
 								 * (date_part); a: pg_gpu_dt_field; b: the
 								 * operand's type (DATE or TIMESTAMP) |
 								 * PG_GPU_DT_DATE_AS_TS (a date made a
 								 * timestamp first) */
+	PG_GPU_OP_SET_NE			/* type: the key's comparison type, a: key
+								 * set holding each key's least and greatest
+								 * value (payload columns 0 and 1: a collect
+								 * task's aux); pops x (an integer word), then
+								 * the key: TRUE when the key is in the set, x
+								 * is not NULL and some value of the key
+								 * differs from x (EXISTS ... AND inner.b <>
+								 * x); FALSE otherwise, never NULL
+								 * (docs/SEMANTICS.md 29) */
 } pg_gpu_opcode;
 
 /* The fields PG_GPU_OP_DATEPART extracts (PostgreSQL's DTK_* units). */
@@ -426,6 +435,10 @@ typedef struct pg_gpu_agg_task
 	 * every row that passes the filter (NULLs only noted) and after finish hands
 	 * them over as a key set (pg_gpu_agg_keyset).  collect_hint: keys expected;
 	 * total_pages, when set, the table's pages (they bound the keys' buffers).
+	 * With nkeys = 2, keys[1] is an aux value (an integer, date or timestamp)
+	 * and keys[0] an integer: a row whose aux is NULL is not collected, and the
+	 * set gets a payload of two columns, the least and the greatest aux among
+	 * each key's rows (what PG_GPU_OP_SET_NE reads).
 	 */
 	int32_t		collect;
 	int64_t		collect_hint;
@@ -781,6 +794,17 @@ pg_gpu_status pg_gpu_keyset_ordinals(pg_gpu_keyset *ks, int64_t *out, pg_gpu_err
 
 /* Distinct keys in the set. */
 uint64_t	pg_gpu_keyset_size(const pg_gpu_keyset *ks);
+
+/*
+ * A semi- or anti-join's probe with a condition inner.b <> x (a set whose
+ * payload columns 0 and 1 hold each key's least and greatest b, as a collect
+ * task with an aux value leaves them): for each of m probe keys and its x
+ * (xnull[j] 1: NULL), out[j] = the key's ordinal when some b of the key
+ * differs from x, else -1 (no such key, a NULL x, or every b equal to x).
+ */
+pg_gpu_status pg_gpu_keyset_probe_ne(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals,
+									 const int64_t *x, const uint8_t *xnull, int64_t *out,
+									 pg_gpu_error *err);
 
 #define PG_GPU_MAX_PAYLOAD 8		/* payload columns of one key set */
 

@@ -15,7 +15,7 @@ fv (half of it, vacuumed, HOT updates), fp (partitioned), fe (empty), dimension 
 dk (duplicates, NULLs), du (unique keys, indexed), de (empty); committed changes run
 before every 20th query.  Shapes: aggregates with WHERE trees, GROUP BY/HAVING/ORDER
 BY/LIMIT, sorts (WITH TIES, OFFSET), IN/EXISTS/NOT EXISTS/NOT IN/ANY/ALL subqueries and
-lists, inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
+lists ([NOT] EXISTS sometimes with a d.b <> a.x beside the key, TPC-H Q21's shape), inner/left joins, gpu_* aggregates (against the built-ins), sorts over joins and
 UNION ALL, dictionaries, queries inside transactions that changed their table, PREPARE
 with generic plans, scrollable cursors, and shapes pg_gpu leaves to PostgreSQL.  numeric:
 n (typmod-less: NaN, +-Infinity, zeros of several scales, dscales past 8, values past 2^90
@@ -1306,12 +1306,16 @@ class Gen:
             fx = "-" + fx
         if x < 0.3:
             return "%s IN (SELECT %s FROM %s d%s)" % (fx, key, dim, " WHERE " + dwhere if dwhere else "")
-        if x < 0.5:
-            return "EXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
-                dim, key, fx, " AND " + dwhere if dwhere else "")
         if x < 0.68:
-            return "NOT EXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
-                dim, key, fx, " AND " + dwhere if dwhere else "")
+            # a second condition d.b <> a.x (TPC-H Q21's shape): columns of integer,
+            # date or timestamp types the key set decides, and ones it does not
+            if r.random() < 0.3:
+                ne = r.choice(["d.val <> a.g2", "a.g <> d.val", "d.val <> a.i2", "d.k2 <> a.i2",
+                               "d.kd <> a.d", "a.ts <> d.kts", "d.k8 <> a.i8", "d.did %% 7 <> a.g",
+                               "d.w <> a.f8", "d.kt <> a.t"])
+                dwhere = "%s AND %s" % (ne, dwhere) if dwhere else ne
+            return "%sEXISTS (SELECT 1 FROM %s d WHERE %s = %s%s)" % (
+                "" if x < 0.5 else "NOT ", dim, key, fx, " AND " + dwhere if dwhere else "")
         if x < 0.82:
             nn = r.random() < 0.5
             conds = ([key + " IS NOT NULL"] if nn else []) + ([dwhere] if dwhere else [])

@@ -338,6 +338,168 @@ test_collect(const Table &tb, int col, bool emulate, int chunk)
 	pg_gpu_keyset_free(ks);
 }
 
+/*
+ * A collect task with an aux value (key i2, aux i4): the set keeps each key's
+ * least and greatest non-NULL i4 (rows of a NULL i4 left out), which
+ * pg_gpu_keyset_probe_ne and PG_GPU_OP_SET_NE read: a probe of key k and x
+ * matches when some i4 of k differs from x.  Checked against the rows: the
+ * probes with each key's least, greatest and another x, a NULL x and absent
+ * keys, then a task over the same rows counting those whose i4 differs from
+ * another of their key's.
+ */
+static void
+test_collect_aux(const Table &tb, bool emulate, int chunk)
+{
+	pg_gpu_agg_task t = make_task();
+	char		what[96];
+
+	snprintf(what, sizeof(what), "%s collect with aux chunk %d", emulate ? "emulated" : "gpu", chunk);
+	t.ninputs = 0;
+	t.nprog = 0;
+	t.ncols = 2;
+	t.cols[0].attidx = 2;
+	t.cols[0].type = PG_GPU_INT2;
+	t.cols[1].attidx = 6;
+	t.cols[1].type = PG_GPU_INT4;
+	t.keys[0].start = 0;
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT2, 0);
+	t.keys[0].len = 1;
+	t.keys[0].type = PG_GPU_INT2;
+	t.keys[1].start = 1;
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT4, 1);
+	t.keys[1].len = 1;
+	t.keys[1].type = PG_GPU_INT4;
+	t.nkeys = 2;
+	t.collect = 1;
+	t.collect_hint = 1;
+	t.emulate = emulate ? 1 : 0;
+
+	/* each key's least and greatest i4, and the rows of both */
+	std::map<int64_t, std::pair<int64_t, int64_t>> range;
+	uint64_t	want_keys = 0;
+	bool		want_null = false;
+
+	for (const Row &r : tb.rows)
+	{
+		if (!r.visible)
+			continue;
+		if (r.null[2])
+		{
+			want_null = true;
+			continue;
+		}
+		if (r.null[6])
+			continue;
+		want_keys++;
+		auto		it = range.find(r.i2);
+
+		if (it == range.end())
+			range[r.i2] = {r.i4, r.i4};
+		else
+		{
+			it->second.first = std::min<int64_t>(it->second.first, r.i4);
+			it->second.second = std::max<int64_t>(it->second.second, r.i4);
+		}
+	}
+
+	pg_gpu_agg_result res;
+	pg_gpu_status st;
+	pg_gpu_agg *agg = run_engine(tb, t, chunk, &res, &st);
+
+	if (!agg)
+		return;
+	CHECK(st == PG_GPU_OK, "%s: finish status %d", what, (int) st);
+
+	uint64_t	nkeys = 0;
+	int			has_null = 0;
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_agg_keyset(agg, PG_GPU_INT8, &nkeys, &has_null, &err);
+
+	pg_gpu_agg_end(agg);
+	CHECK(ks != nullptr, "%s: keyset: %s", what, err.message);
+	if (!ks)
+		return;
+	CHECK(nkeys == want_keys, "%s: %llu keys vs %llu", what, (unsigned long long) nkeys,
+		  (unsigned long long) want_keys);
+	CHECK(pg_gpu_keyset_size(ks) == range.size(), "%s: %llu distinct vs %zu", what,
+		  (unsigned long long) pg_gpu_keyset_size(ks), range.size());
+	CHECK(has_null == (want_null ? 1 : 0), "%s: has_null %d", what, has_null);
+
+	/* probes: each key with its least, its greatest and another x, a NULL x; absent keys */
+	std::vector<int64_t> keys,
+				xs;
+	std::vector<uint8_t> xnull;
+	std::vector<bool> want;
+
+	for (const auto &kv : range)
+	{
+		int64_t		lo = kv.second.first,
+					hi = kv.second.second;
+
+		for (int64_t x : {lo, hi, lo - 1})
+		{
+			keys.push_back(kv.first);
+			xs.push_back(x);
+			xnull.push_back(0);
+			want.push_back(lo != x || hi != x);
+		}
+		keys.push_back(kv.first);
+		xs.push_back(lo);
+		xnull.push_back(1);
+		want.push_back(false);
+	}
+	for (int64_t k : {40000, -40000})
+	{
+		keys.push_back(k);
+		xs.push_back(1);
+		xnull.push_back(0);
+		want.push_back(false);
+	}
+
+	std::vector<int64_t> out(keys.size()),
+				ord(keys.size());
+
+	CHECK(pg_gpu_keyset_probe_ne(ks, keys.size(), keys.data(), xs.data(), xnull.data(), out.data(),
+								 &err) == PG_GPU_OK, "%s: probe_ne: %s", what, err.message);
+	CHECK(pg_gpu_keyset_probe(ks, keys.size(), keys.data(), nullptr, nullptr, ord.data(), &err) ==
+		  PG_GPU_OK, "%s: probe: %s", what, err.message);
+
+	int			bad = 0;
+
+	for (size_t j = 0; j < keys.size(); j++)
+		bad += want[j] ? out[j] != ord[j] || out[j] < 0 : out[j] != -1;
+	CHECK(bad == 0, "%s: %d of %zu probes with <> wrong", what, bad, keys.size());
+
+	/* a task over the rows: i4 differs from another i4 of its i2 (PG_GPU_OP_SET_NE) */
+	pg_gpu_agg_task c = t;
+	int64_t		want_rows = 0;
+
+	c.collect = 0;
+	c.nkeys = 0;
+	c.nprog = 0;
+	c.filter.start = 0;
+	emit_op(c, PG_GPU_OP_COL, PG_GPU_INT2, 0);
+	emit_op(c, PG_GPU_OP_COL, PG_GPU_INT4, 1);
+	emit_op(c, PG_GPU_OP_SET_NE, PG_GPU_INT8, 0);
+	c.filter.len = 3;
+	c.filter.type = PG_GPU_BOOL;
+	c.nsets = 1;
+	c.sets[0].nonempty = 1;
+	pg_gpu_keyset_ref(ks, &c.sets[0]);
+	for (const Row &r : tb.rows)
+		if (r.visible && !r.null[2] && !r.null[6] &&
+			(range[r.i2].first != r.i4 || range[r.i2].second != r.i4))
+			want_rows++;
+	agg = run_engine(tb, c, chunk, &res, &st);
+	if (agg)
+	{
+		CHECK(st == PG_GPU_OK, "%s: count status %d", what, (int) st);
+		CHECK(st != PG_GPU_OK || res.nrows == want_rows, "%s: SET_NE passed %lld rows vs %lld",
+			  what, (long long) res.nrows, (long long) want_rows);
+		pg_gpu_agg_end(agg);
+	}
+	pg_gpu_keyset_free(ks);
+}
 
 void
 keyset_tests(std::mt19937_64 &rng, bool gpu)
@@ -351,6 +513,9 @@ keyset_tests(std::mt19937_64 &rng, bool gpu)
 				for (int col : {1, 6})
 					for (int chunk : {4096, 3, 1})
 						test_collect(tb, col, emulate != 0, chunk);
+			for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
+				for (int chunk : {4096, 3})
+					test_collect_aux(tb, emulate != 0, chunk);
 		}
 	for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
 		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})

@@ -36,6 +36,7 @@
 #include "emulate/emulate.h"
 #include "engine/error.h"
 #include "group/group.cuh"
+#include "keyset/keyset_engine.h"
 #include "emulate/host_sort.h"
 #include "scan/page_walk.cuh"
 #include "sort/sort.cuh"
@@ -149,6 +150,7 @@ struct host_agg : pg_gpu_agg
 
 	/* collect: the passing rows' keys, integers or text (bytes and offsets) */
 	std::vector<int64_t> cvals;
+	std::vector<int64_t> caux;	/* a task with an aux value: each key's */
 	std::vector<uint8_t> cdata;
 	std::vector<uint64_t> coff;
 	bool		cnull = false;
@@ -194,20 +196,32 @@ sort_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	});
 }
 
-/* One page of a collect task: each passing row's key. */
+/*
+ * One page of a collect task: each passing row's key (and its aux beside it,
+ * where the task has one: a row of a NULL aux is left out).
+ */
 static int64_t
 collect_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 {
 	const pg_gpu_agg_task &t = h->task;
 
 	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
-		pval		k;
-		int			r = eval_tuple(tup, len, t, nullptr, &k);
+		pval		kv[2];
+		pval	   &k = kv[0];
+		int			r = eval_tuple(tup, len, t, nullptr, kv);
 
 		if (r != TUP_OK)
 			return r < 0 ? r : 0;
 		if (k.null)
 			h->cnull = true;
+		else if (t.nkeys == 2)
+		{
+			if (!kv[1].null)
+			{
+				h->cvals.push_back((int64_t) k.bits);
+				h->caux.push_back((int64_t) kv[1].bits);
+			}
+		}
 		else if (!is_text_type(t.keys[0].type))
 			h->cvals.push_back((int64_t) k.bits);
 		else
@@ -908,6 +922,12 @@ host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	}
 	ks = pg_gpu_keyset_build(type, n, h->cvals.data(), (const char *) h->cdata.data(),
 							 h->coff.data(), 1, err);
+	/* each key's least and greatest aux, beside it */
+	if (ks != nullptr && h->task.nkeys == 2 && keyset_minmax_host(ks, h->caux.data(), err) != PG_GPU_OK)
+	{
+		pg_gpu_keyset_free(ks);
+		ks = nullptr;
+	}
 	h->ctaken = true;
 	*keys = n;
 	*has_null = h->cnull ? 1 : 0;

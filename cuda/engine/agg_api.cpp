@@ -51,13 +51,18 @@ valid_agg_task(const pg_gpu_agg_task *t)
 			return false;
 		/* a set the caller filled in */
 		if ((in.op == PG_GPU_OP_IN_SET || in.op == PG_GPU_OP_SET_MULT ||
-			 in.op == PG_GPU_OP_SET_ORD || in.op == PG_GPU_OP_SET_VAL) &&
+			 in.op == PG_GPU_OP_SET_ORD || in.op == PG_GPU_OP_SET_VAL ||
+			 in.op == PG_GPU_OP_SET_NE) &&
 			(in.a >= t->nsets || t->nsets > PG_GPU_MAX_SETS ||
 			 (t->sets[in.a].tab == 0 && t->sets[in.a].trie == 0) ||
 			 (in.op == PG_GPU_OP_SET_MULT && t->sets[in.a].mult == 0) ||
 			 (in.op == PG_GPU_OP_SET_VAL && (in.b >= (uint32_t) t->sets[in.a].npay ||
 											 t->sets[in.a].trie != 0 ||
 											 (t->sets[in.a].pay == 0 && t->sets[in.a].pay_n > 0))) ||
+			 /* the least and greatest values beside integer keys */
+			 (in.op == PG_GPU_OP_SET_NE && (t->sets[in.a].npay < 2 || t->sets[in.a].trie != 0 ||
+											is_text_type(t->sets[in.a].type) ||
+											(t->sets[in.a].pay == 0 && t->sets[in.a].pay_n > 0))) ||
 			 is_text_type(in.type) != is_text_type(t->sets[in.a].type)))
 			return false;
 		/* text constants lie inside the pool */
@@ -83,12 +88,15 @@ valid_agg_task(const pg_gpu_agg_task *t)
 	if (t->weight.len > 0 && (t->ninputs > 0 || (t->nkeys > 0 && !t->sort) ||
 							  (t->sort && sort_repeat_bound(*t) == 0)))
 		return false;
-	/* collecting: one integer or text key */
+	/* collecting: one integer or text key; beside an integer key, an integer aux */
+	auto		int_word = [](int type) {
+		return type == PG_GPU_INT2 || type == PG_GPU_INT4 || type == PG_GPU_INT8 ||
+			type == PG_GPU_DATE || type == PG_GPU_TIMESTAMP;
+	};
 	if (t->collect &&
-		(t->nkeys != 1 || t->ninputs > 0 || t->sort ||
-		 !(is_text_type(t->keys[0].type) || t->keys[0].type == PG_GPU_INT2 ||
-		   t->keys[0].type == PG_GPU_INT4 || t->keys[0].type == PG_GPU_INT8 ||
-		   t->keys[0].type == PG_GPU_DATE || t->keys[0].type == PG_GPU_TIMESTAMP)))
+		(t->nkeys < 1 || t->nkeys > 2 || t->ninputs > 0 || t->sort ||
+		 !(is_text_type(t->keys[0].type) || int_word(t->keys[0].type)) ||
+		 (t->nkeys == 2 && !(int_word(t->keys[0].type) && int_word(t->keys[1].type)))))
 		return false;
 	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
 }

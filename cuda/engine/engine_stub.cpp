@@ -120,6 +120,13 @@ engine_keyset_probe(engine_keyset *, const pg_gpu::cuda::keyset_keys &, uint64_t
 }
 
 pg_gpu_status
+engine_keyset_probe_ne(engine_keyset *, const pg_gpu::cuda::keyset_keys &, uint64_t,
+					   const int64_t *, const uint8_t *, int64_t *, pg_gpu_error *err)
+{
+	return not_compiled(err);
+}
+
+pg_gpu_status
 engine_keyset_ordinals(engine_keyset *, uint64_t, int64_t *, pg_gpu_error *err)
 {
 	return not_compiled(err);

@@ -20,7 +20,8 @@ namespace pg_gpu {
 namespace cuda {
 
 /*
- * Each passing row's key is appended.  A warp claims
+ * Each passing row's key is appended (and its aux value beside it, where the
+ * task has one: a row whose aux is NULL is left out).  A warp claims
  * room for its keys (and their bytes) with one atomic each: every lane walks the
  * page's line pointers in step, so the warp's shuffles see all 32 lanes.
  */
@@ -33,6 +34,7 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 	const int	tid = threadIdx.x;
 	const int	lane = tid & 31;
 	const bool	text = is_text_type(task.keys[0].type);
+	const bool	with_aux = task.nkeys == 2;
 	unsigned long long nrows = 0;
 	bool		saw_null = false;
 
@@ -41,12 +43,13 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 		for_each_line_lockstep<T>(pg, ref.nlp, pvis, lt, [&](int, int v, const uint8_t *tup,
 															  uint32_t len) {
 			bool		have = false;
-			pval		k;
+			pval		kv[2];
+			pval	   &k = kv[0];
 
 			k.len = 0;
 			if (v != 0)
 			{
-				int			r = v < 0 ? v : eval_tuple(tup, len, task, nullptr, &k);
+				int			r = v < 0 ? v : eval_tuple(tup, len, task, nullptr, kv);
 
 				if (r < 0)
 					atomicCAS(err, 0, tup_status(r));
@@ -56,7 +59,7 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 					if (k.null)
 						saw_null = true;
 					else
-						have = true;
+						have = !with_aux || !kv[1].null;
 				}
 			}
 
@@ -104,6 +107,8 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 			if (!text)
 			{
 				co.vals[idx] = (int64_t) k.bits;
+				if (with_aux)
+					co.aux[idx] = (int64_t) kv[1].bits;
 				return;
 			}
 
@@ -162,7 +167,12 @@ collect_alloc(gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint64_
 	keys = std::min(keys, co.cap);		/* never more than the old arrays hold */
 	used = std::min(used, co.bytes);
 	if (!text)
-		st = move((void **) &co.vals, cap * sizeof(int64_t), keys * sizeof(int64_t));
+	{
+		/* an aux value beside each key (nkeys 2), grown with the keys */
+		if ((st = move((void **) &co.vals, cap * sizeof(int64_t), keys * sizeof(int64_t))) == PG_GPU_OK &&
+			agg->task.nkeys == 2)
+			st = move((void **) &co.aux, cap * sizeof(int64_t), keys * sizeof(int64_t));
+	}
 	else if ((st = move((void **) &co.src, cap * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK &&
 			 (st = move((void **) &co.len, (cap + 1) * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK)
 		st = move((void **) &co.arena, bytes, used);
@@ -259,6 +269,15 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 
 		co.vals = nullptr;
 		st = engine_keyset_adopt(PG_GPU_INT8, n, vals, nullptr, nullptr, &dev, &distinct, err);
+		/* each key's least and greatest aux, beside it */
+		if (st == PG_GPU_OK && agg->task.nkeys == 2 &&
+			(st = engine_keyset_minmax(dev, co.aux, n, err)) != PG_GPU_OK)
+		{
+			engine_keyset_free(dev);
+			dev = nullptr;
+		}
+		device_free(co.aux);
+		co.aux = nullptr;
 	}
 	else
 	{

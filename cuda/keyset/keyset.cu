@@ -283,6 +283,66 @@ engine_keyset_payload(engine_keyset *ks, int ncols, uint64_t n, const uint64_t *
 	return PG_GPU_OK;
 }
 
+/*
+ * Each key's least and greatest aux at its ordinal: both start NULL (and at
+ * the type's far ends), and each key's aux folds in with an atomic.
+ */
+static __global__ void
+keyset_minmax_kernel(const uint64_t *tab, uint64_t mask, keyset_keys k, uint64_t n,
+					 const int64_t *aux, long long *lo, long long *hi, uint8_t *null)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		int64_t		o = keyset_find(tab, mask, k, k, i);
+
+		atomicMin(&lo[o], (long long) aux[i]);
+		atomicMax(&hi[o], (long long) aux[i]);
+		null[o] = 0;
+		null[n + o] = 0;
+	}
+}
+
+static __global__ void
+keyset_minmax_init(uint64_t n, long long *lo, long long *hi)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+}
+
+pg_gpu_status
+engine_keyset_minmax(engine_keyset *ks, const int64_t *aux, uint64_t n, pg_gpu_error *err)
+{
+	pg_gpu_status st;
+
+	device_free(ks->d_pay);
+	device_free(ks->d_pay_null);
+	ks->d_pay = nullptr;
+	ks->d_pay_null = nullptr;
+	ks->npay = 2;
+	ks->pay_n = n;
+	if (n == 0)
+		return PG_GPU_OK;		/* no keys: nothing is ever read */
+	if ((st = device_alloc(2 * n * sizeof(uint64_t), (void **) &ks->d_pay, err)) != PG_GPU_OK ||
+		(st = device_alloc(2 * n, (void **) &ks->d_pay_null, err)) != PG_GPU_OK)
+		return st;
+
+	constexpr int T = grid_policy::threads;
+	long long  *lo = (long long *) ks->d_pay;
+
+	cudaMemsetAsync(ks->d_pay_null, 1, 2 * n, legacy_stream);
+	keyset_minmax_init<<<grid_blocks(n), T, 0, legacy_stream>>>(n, lo, lo + n);
+	keyset_minmax_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(ks->d_tab, ks->mask, ks->keys, n,
+																  aux, lo, lo + n, ks->d_pay_null);
+	if ((st = cuda_status(err, cudaGetLastError(), "keyset_minmax_kernel")) != PG_GPU_OK)
+		return st;
+	return stream_wait(legacy_stream, err);
+}
+
 void
 engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 {
@@ -301,9 +361,14 @@ engine_keyset_ref(const engine_keyset *ks, pg_gpu_set_ref *out)
 
 /* ---- bulk lookups in any set: a key set or a dictionary (dict/trie.cu) ---- */
 
-/* One thread per probe key (seed 003's query-parallel search). */
+/*
+ * One thread per probe key (seed 003's query-parallel search).  With x, an
+ * integer key's ordinal only where some b of the key differs from its x (not
+ * NULL: xnull): pg_gpu_keyset_probe_ne.
+ */
 static __global__ void
-set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
+set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out,
+				 const int64_t *xs = nullptr, const uint8_t *xnull = nullptr)
 {
 	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
 		 j += (uint64_t) gridDim.x * blockDim.x)
@@ -322,6 +387,9 @@ set_probe_kernel(pg_gpu_set_ref set, keyset_keys q, uint64_t m, int64_t *out)
 			x.len = (uint32_t) (q.off[j + 1] - q.off[j]);
 		}
 		out[j] = set_find(set, x, q.type);
+		if (xs != nullptr && out[j] >= 0 &&
+			(xnull[j] != 0 || !set_ne_match(set, out[j], (uint64_t) xs[j])))
+			out[j] = -1;
 	}
 }
 
@@ -350,14 +418,17 @@ engine_keyset_ordinals(engine_keyset *ks, uint64_t n, int64_t *out, pg_gpu_error
 	return st;
 }
 
-pg_gpu_status
-engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *out,
-				 double *kernel_ms, pg_gpu_error *err)
+/* engine_set_probe, and with x (host words and NULL bytes) the probe with inner.b <> x */
+static pg_gpu_status
+set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *out,
+		  const int64_t *x, const uint8_t *xnull, double *kernel_ms, pg_gpu_error *err)
 {
 	keyset_keys dq;
 	int64_t    *vals = nullptr,
-			   *d_out = nullptr;
-	uint8_t    *d_data = nullptr;
+			   *d_out = nullptr,
+			   *d_x = nullptr;
+	uint8_t    *d_data = nullptr,
+			   *d_xnull = nullptr;
 	uint64_t   *d_off = nullptr;
 	cudaEvent_t e0 = nullptr,
 				e1 = nullptr;
@@ -369,12 +440,20 @@ engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, in
 		return PG_GPU_OK;
 	if ((st = keys_to_device(q, m, &dq, &vals, &d_data, &d_off, err)) == PG_GPU_OK &&
 		(st = device_alloc(m * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK &&
+		(x == nullptr ||
+		 ((st = device_alloc(m * sizeof(int64_t), (void **) &d_x, err)) == PG_GPU_OK &&
+		  (st = device_alloc(m, (void **) &d_xnull, err)) == PG_GPU_OK &&
+		  (st = cuda_status(err, cudaMemcpy(d_x, x, m * sizeof(int64_t), cudaMemcpyHostToDevice),
+							"cudaMemcpy")) == PG_GPU_OK &&
+		  (st = cuda_status(err, cudaMemcpy(d_xnull, xnull, m, cudaMemcpyHostToDevice),
+							"cudaMemcpy")) == PG_GPU_OK)) &&
 		(st = cuda_status(err, cudaEventCreate(&e0), "cudaEventCreate")) == PG_GPU_OK &&
 		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
 	{
 		cudaEventRecord(e0);
 		set_probe_kernel<<<grid_blocks(m), grid_policy::threads, 0, legacy_stream>>>(set, dq, m,
-																					 d_out);
+																					 d_out, d_x,
+																					 d_xnull);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			cudaEventRecord(e1);
 		if (st == PG_GPU_OK &&
@@ -394,5 +473,26 @@ engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, in
 	device_free(d_data);
 	device_free(d_off);
 	device_free(d_out);
+	device_free(d_x);
+	device_free(d_xnull);
 	return st;
+}
+
+pg_gpu_status
+engine_set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *out,
+				 double *kernel_ms, pg_gpu_error *err)
+{
+	return set_probe(set, q, m, out, nullptr, nullptr, kernel_ms, err);
+}
+
+pg_gpu_status
+engine_keyset_probe_ne(engine_keyset *ks, const keyset_keys &q, uint64_t m, const int64_t *x,
+					   const uint8_t *xnull, int64_t *out, pg_gpu_error *err)
+{
+	pg_gpu_set_ref set = {};
+	double		ms;
+
+	engine_keyset_ref(ks, &set);
+	set.type = ks->keys.type;
+	return set_probe(set, q, m, out, x, xnull, &ms, err);
 }

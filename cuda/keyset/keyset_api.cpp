@@ -58,6 +58,9 @@ struct keyset_ops
 {
 	pg_gpu_status (*probe) (pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out,
 							pg_gpu_error *err);
+	pg_gpu_status (*probe_ne) (pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m,
+							   const int64_t *x, const uint8_t *xnull, int64_t *out,
+							   pg_gpu_error *err);
 	pg_gpu_status (*ordinals) (pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err);
 	void		(*ref) (const pg_gpu_keyset *ks, pg_gpu_set_ref *out);
 };
@@ -73,6 +76,10 @@ static const keyset_ops gpu_keyset_ops = {
 	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, int64_t *out, pg_gpu_error *err) {
 		return engine_keyset_probe(ks->dev, q, m, out, err);
 	},
+	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, const int64_t *x,
+	   const uint8_t *xnull, int64_t *out, pg_gpu_error *err) {
+		return engine_keyset_probe_ne(ks->dev, q, m, x, xnull, out, err);
+	},
 	[](pg_gpu_keyset *ks, int64_t *out, pg_gpu_error *err) {
 		return engine_keyset_ordinals(ks->dev, ks->n, out, err);
 	},
@@ -85,6 +92,20 @@ static const keyset_ops host_keyset_ops = {
 
 		if (!cancellable_for(m, [&](uint64_t j) {
 			out[j] = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
+		}))
+			return cancelled(err);
+		return PG_GPU_OK;
+	},
+	[](pg_gpu_keyset *ks, const keyset_keys &q, uint64_t m, const int64_t *x,
+	   const uint8_t *xnull, int64_t *out, pg_gpu_error *err) {
+		keyset_keys k = own_keys(ks);
+		pg_gpu_set_ref set = {};
+
+		ks->ops->ref(ks, &set);
+		if (!cancellable_for(m, [&](uint64_t j) {
+			int64_t		o = keyset_find(ks->tab.data(), ks->tab.size() - 1, k, q, j);
+
+			out[j] = (o >= 0 && xnull[j] == 0 && set_ne_match(set, o, (uint64_t) x[j])) ? o : -1;
 		}))
 			return cancelled(err);
 		return PG_GPU_OK;
@@ -220,6 +241,58 @@ pg_gpu_keyset_probe(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const ch
 					const uint64_t *off, int64_t *out, pg_gpu_error *err)
 {
 	return ks->ops->probe(ks, host_keys(ks->type, vals, data, off), m, out, err);
+}
+
+extern "C" pg_gpu_status
+pg_gpu_keyset_probe_ne(pg_gpu_keyset *ks, uint64_t m, const int64_t *vals, const int64_t *x,
+					   const uint8_t *xnull, int64_t *out, pg_gpu_error *err)
+{
+	if (ks->type != PG_GPU_INT8)
+		return host_error(err, PG_GPU_INVALID_TASK, "a probe with <> takes integer keys");
+	return ks->ops->probe_ne(ks, host_keys(ks->type, vals, nullptr, nullptr), m, x, xnull, out,
+							 err);
+}
+
+/*
+ * An emulated set's payload from aux (one word per key, in the keys' order):
+ * each key's least and greatest aux at its ordinal (a collect task with an
+ * aux value, emulated).
+ */
+pg_gpu_status
+keyset_minmax_host(pg_gpu_keyset *ks, const int64_t *aux, pg_gpu_error *err)
+{
+	uint64_t	n = ks->n;
+
+	if (ks->dev != nullptr || ks->type != PG_GPU_INT8)
+		return host_error(err, PG_GPU_INVALID_TASK, "not an emulated set of integer keys");
+	try
+	{
+		std::vector<int64_t> ord(n);
+		pg_gpu_status st = ks->ops->ordinals(ks, ord.data(), err);
+
+		if (st != PG_GPU_OK)
+			return st;
+		ks->pay.assign(2 * n, 0);
+		ks->pay_null.assign(2 * n, 1);
+		for (uint64_t i = 0; i < n; i++)
+		{
+			uint64_t	o = (uint64_t) ord[i];
+			int64_t	   *lo = (int64_t *) &ks->pay[o],
+					   *hi = (int64_t *) &ks->pay[n + o];
+
+			if (ks->pay_null[o] || aux[i] < *lo)
+				*lo = aux[i];
+			if (ks->pay_null[o] || aux[i] > *hi)
+				*hi = aux[i];
+			ks->pay_null[o] = ks->pay_null[n + o] = 0;
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set's payload");
+	}
+	ks->npay = 2;
+	return PG_GPU_OK;
 }
 
 extern "C" pg_gpu_status

@@ -23,6 +23,22 @@ pg_gpu_status engine_keyset_ordinals(engine_keyset *dev, uint64_t n, int64_t *ou
 									 pg_gpu_error *err);
 void		engine_keyset_free(engine_keyset *dev);
 
+/*
+ * A semi-join's probe with inner.b <> x (pg_gpu_keyset_probe_ne): host keys and
+ * their x, the set's payload its keys' least and greatest b.
+ */
+pg_gpu_status engine_keyset_probe_ne(engine_keyset *dev, const pg_gpu::cuda::keyset_keys &q,
+									 uint64_t m, const int64_t *x, const uint8_t *xnull,
+									 int64_t *out, pg_gpu_error *err);
+
+/*
+ * The set's payload from aux, one device word per key (n, in the keys' order):
+ * column 0 the least and column 1 the greatest aux of each key, at its
+ * ordinal (a collect task with an aux value).
+ */
+pg_gpu_status engine_keyset_minmax(engine_keyset *dev, const int64_t *aux, uint64_t n,
+								   pg_gpu_error *err);
+
 /* A payload for the set's n keys (pg_gpu_keyset_payload), copied to the device. */
 pg_gpu_status engine_keyset_payload(engine_keyset *dev, int ncols, uint64_t n,
 									const uint64_t *vals, const uint8_t *nulls,
@@ -40,6 +56,12 @@ pg_gpu_status engine_keyset_adopt(int type, uint64_t n, int64_t *vals, uint8_t *
 pg_gpu_keyset *keyset_from_engine(int type, uint64_t n, uint64_t distinct, engine_keyset *dev);
 
 void		engine_keyset_ref(const engine_keyset *dev, pg_gpu_set_ref *out);
+
+/*
+ * An emulated set's payload from aux, one host word per key: each key's least
+ * and greatest aux (a collect task with an aux value, emulated).
+ */
+pg_gpu_status keyset_minmax_host(pg_gpu_keyset *ks, const int64_t *aux, pg_gpu_error *err);
 
 /* The same keys as an emulated set's, in a set built on the GPU. */
 pg_gpu_keyset *pg_gpu_keyset_to_device(const pg_gpu_keyset *host, pg_gpu_error *err);

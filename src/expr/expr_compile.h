@@ -17,7 +17,7 @@
  */
 typedef Const *(*PgGpuCollectTaskFn) (struct PlannerInfo *root, struct RelOptInfo *rel,
 									  List *quals, Expr *key, int settype, double plan_cost,
-									  double plan_rows, double *cost, Oid *relid);
+									  double plan_rows, double *cost, Oid *relid, Expr *aux);
 
 /*
  * Compiles programs into one task.  While compiling, OP_COL instructions name
@@ -61,7 +61,10 @@ typedef struct PgGpuCompiler
  *   CHILD:  index in custom_plans, resno of the key in the child's output, value
  *           type, Integer unique (1: keys must be unique, 2: keep the child's rows
  *           too, for a GpuHashJoin that outputs them), label for EXPLAIN, the
- *           payload's value types (a star join's dimension columns)[, a
+ *           payload's value types (a star join's dimension columns), the
+ *           value type of an aux column (0: none; a semi- or anti-join's
+ *           inner.b <> outer.x: the child's column after the key, each key's
+ *           least and greatest non-NULL b kept as the set's payload)[, a
  *           collect task (pg_gpu_engine.h) over the build table's pages, that
  *           table's OID]; with the task, the GPU collects the keys and the child
  *           runs only if it cannot
@@ -90,6 +93,7 @@ typedef enum PgGpuSetSourceIndex
 	PG_GPU_SRC_CHILD_UNIQUE,
 	PG_GPU_SRC_CHILD_LABEL,
 	PG_GPU_SRC_CHILD_PAYLOAD,	/* IntList: payload columns' value types */
+	PG_GPU_SRC_CHILD_AUX,		/* Integer: the aux column's value type, or 0 */
 	PG_GPU_SRC_CHILD_TASK,		/* optional, with the next */
 	PG_GPU_SRC_CHILD_RELID,
 	PG_GPU_SRC_DICT_NAME = 1,
@@ -113,6 +117,10 @@ typedef struct PgGpuSetSource
 	List	   *payload;		/* CHILD: the value types (PgGpuValueType) of
 								 * the payload columns, the child's columns
 								 * after resno (NIL: none; then no collect task) */
+	int			aux;			/* CHILD: the value type of an aux column (the
+								 * child's column after resno), whose least and
+								 * greatest non-NULL values per key the set
+								 * keeps as its payload; 0: none */
 	const char *dict;			/* DICT */
 	int			plan_id;		/* SUBPLAN */
 	Const	   *task;			/* CHILD, SUBPLAN: a collect task, or NULL */
@@ -137,6 +145,7 @@ PgGpuSetSourceBuild(const PgGpuSetSource *s)
 			l = lappend(l, s->unique);
 			l = lappend(l, s->label);
 			l = lappend(l, s->payload);
+			l = lappend(l, makeInteger(s->aux));
 			Assert(list_length(l) == PG_GPU_SRC_CHILD_TASK);
 			break;
 		default:
@@ -173,6 +182,7 @@ PgGpuSetSourceRead(List *l, PgGpuSetSource *s)
 			s->unique = (Integer *) list_nth(l, PG_GPU_SRC_CHILD_UNIQUE);
 			s->label = (String *) list_nth(l, PG_GPU_SRC_CHILD_LABEL);
 			s->payload = (List *) list_nth(l, PG_GPU_SRC_CHILD_PAYLOAD);
+			s->aux = intVal(list_nth(l, PG_GPU_SRC_CHILD_AUX));
 			at = PG_GPU_SRC_CHILD_TASK;
 			break;
 		default:
@@ -188,13 +198,19 @@ PgGpuSetSourceRead(List *l, PgGpuSetSource *s)
 	}
 }
 
-/* An equality clause answered by a key set of its other side (a join's keys). */
+/*
+ * An equality clause answered by a key set of its other side (a join's keys);
+ * with ne_probe, the equality and inner.b <> ne_probe together, answered by a
+ * set that keeps each key's least and greatest b (PG_GPU_OP_SET_NE).
+ */
 typedef struct PgGpuSetTest
 {
-	Expr	   *clause;			/* the OpExpr, matched by address */
+	Expr	   *clause;			/* the OpExpr (or the two clauses' AND), matched
+								 * by address */
 	Expr	   *probe;			/* its argument over the scanned table */
 	int			set;
 	int			keytype;		/* comparison type (PgGpuSetKeyType) */
+	Expr	   *ne_probe;		/* <>'s argument over the scanned table, or NULL */
 } PgGpuSetTest;
 
 /*
@@ -226,6 +242,13 @@ bool		PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr
  * its index in task->sets, or -1 if the task has no room.
  */
 int			PgGpuAddSet(PgGpuCompiler *c, int settype, List *source);
+
+/*
+ * Whether opno, over these argument types, is a <> whose two sides' words a
+ * set's least and greatest values decide (integers with integers, dates with
+ * dates, timestamps with timestamps): its comparison type, or 0.
+ */
+int			PgGpuSetNeType(Oid opno, Oid lefttype, Oid righttype, Oid collid);
 
 /* The engine's key-set type (PG_GPU_INT8, _TEXT, _BPCHAR) for a comparison type. */
 int			PgGpuSetType(int keytype);

@@ -64,6 +64,17 @@ PgGpuSetKeyType(Oid opno, Oid lefttype, Oid righttype, Oid collid)
 }
 
 int
+PgGpuSetNeType(Oid opno, Oid lefttype, Oid righttype, Oid collid)
+{
+	int			cmptype = 0;
+
+	if (comparison_of(opno, lefttype, righttype, collid, &cmptype) != PG_GPU_CMP_NE ||
+		!(cmptype == PG_GPU_INT8 || cmptype == PG_GPU_DATE || cmptype == PG_GPU_TIMESTAMP))
+		return 0;
+	return cmptype;
+}
+
+int
 PgGpuAddSet(PgGpuCompiler *c, int settype, List *source)
 {
 	if (c->task->nsets >= PG_GPU_MAX_SETS)
@@ -138,7 +149,11 @@ PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr *out)
 	return int8_program(c, start, out);
 }
 
-/* A join's key equality: the probe side, then a match in the other side's set. */
+/*
+ * A join's key equality: the probe side, then a match in the other side's set;
+ * with inner.b <> x, the key and x, then whether the key has a b other than x
+ * (never NULL: docs/SEMANTICS.md 29).
+ */
 bool
 compile_set_test(PgGpuCompiler *c, PgGpuSetTest *st, int *type)
 {
@@ -147,7 +162,10 @@ compile_set_test(PgGpuCompiler *c, PgGpuSetTest *st, int *type)
 	if (!compile(c, st->probe, &t))
 		return false;
 	*type = PG_GPU_BOOL;
-	return emit(c, PG_GPU_OP_IN_SET, st->keytype, st->set, 1, 0);
+	if (st->ne_probe == NULL)
+		return emit(c, PG_GPU_OP_IN_SET, st->keytype, st->set, 1, 0);
+	return compile(c, st->ne_probe, &t) &&
+		emit(c, PG_GPU_OP_SET_NE, st->keytype, st->set, 0, -1);
 }
 
 bool
@@ -337,7 +355,7 @@ subplan_collect(PgGpuCompiler *c, SubPlan *sp, int settype, PgGpuSetSource *src)
 		return;
 	task = c->collect_task(subroot, subroot->simple_rel_array[scanrelid], plan->qual,
 						   linitial_node(TargetEntry, plan->targetlist)->expr, settype,
-						   plan->total_cost, plan->plan_rows, &cost, &relid);
+						   plan->total_cost, plan->plan_rows, &cost, &relid, NULL);
 	if (task != NULL)
 	{
 		src->task = task;

@@ -100,8 +100,9 @@ GpuJoinPrivateRead(List *l, GpuJoinPrivate *p)
  * (scanrelid 0; custom_plans: PostgreSQL's join, the build plan, the probe
  * plan).  The scan tuple is the probe plan's row, then an inner join's build
  * row after its key (custom_scan_tlist); custom_exprs holds the probe key,
- * over the scan tuple's probe columns.  The path's list holds the probe key
- * where the plan's holds the probe row's width.
+ * over the scan tuple's probe columns, and a semi- or anti-join's x of
+ * inner.b <> x after it.  The path's list holds the probe key where the
+ * plan's holds the probe row's width, and x (or NULL) at its end.
  */
 typedef enum GpuJoinSlotPrivateIndex
 {
@@ -110,8 +111,11 @@ typedef enum GpuJoinSlotPrivateIndex
 	GPUJOIN_SLOT_JOINTYPE,		/* Integer: JOIN_INNER, JOIN_SEMI or JOIN_ANTI */
 	GPUJOIN_SLOT_VALTYPE,		/* Integer: the probe key's pg_gpu_coltype */
 	GPUJOIN_SLOT_NPROBE,		/* plan: Integer, the probe row's columns */
+	GPUJOIN_SLOT_NE_VALTYPE,	/* Integer: x's pg_gpu_coltype (0: no <>) */
 	GPUJOIN_SLOT_COUNT,
-	GPUJOIN_SLOT_PATH_PROBE_KEY = GPUJOIN_SLOT_NPROBE	/* path: the probe key */
+	GPUJOIN_SLOT_PATH_PROBE_KEY = GPUJOIN_SLOT_NPROBE,	/* path: the probe key */
+	GPUJOIN_SLOT_PATH_NE_PROBE = GPUJOIN_SLOT_COUNT,	/* path: x, or NULL */
+	GPUJOIN_SLOT_PATH_COUNT
 } GpuJoinSlotPrivateIndex;
 
 typedef struct GpuJoinSlotPrivate
@@ -121,7 +125,9 @@ typedef struct GpuJoinSlotPrivate
 	int			jointype;
 	int			valtype;
 	int			nprobe;			/* the plan's */
+	int			ne_valtype;
 	Expr	   *probe_key;		/* the path's */
+	Expr	   *ne_probe;		/* the path's */
 } GpuJoinSlotPrivate;
 
 static inline List *
@@ -131,7 +137,10 @@ GpuJoinSlotPrivateBuild(const GpuJoinSlotPrivate *p, bool path)
 							   makeInteger(p->valtype));
 
 	l = lappend(l, path ? (void *) p->probe_key : (void *) makeInteger(p->nprobe));
+	l = lappend(l, makeInteger(p->ne_valtype));
 	Assert(list_length(l) == GPUJOIN_SLOT_COUNT);
+	if (path)
+		l = lappend(l, p->ne_probe);
 	return l;
 }
 
@@ -143,8 +152,12 @@ GpuJoinSlotPrivateRead(List *l, GpuJoinSlotPrivate *p, bool path)
 	p->sets = (List *) list_nth(l, GPUJOIN_SLOT_SETS);
 	p->jointype = intVal(list_nth(l, GPUJOIN_SLOT_JOINTYPE));
 	p->valtype = intVal(list_nth(l, GPUJOIN_SLOT_VALTYPE));
+	p->ne_valtype = intVal(list_nth(l, GPUJOIN_SLOT_NE_VALTYPE));
 	if (path)
+	{
 		p->probe_key = (Expr *) list_nth(l, GPUJOIN_SLOT_PATH_PROBE_KEY);
+		p->ne_probe = (Expr *) list_nth(l, GPUJOIN_SLOT_PATH_NE_PROBE);
+	}
 	else
 		p->nprobe = intVal(list_nth(l, GPUJOIN_SLOT_NPROBE));
 }
@@ -183,6 +196,8 @@ typedef struct GpuJoinSlotState
 	PgGpuNode	node;
 	JoinType	jointype;
 	int			valtype;		/* pg_gpu_coltype of the probe key's value */
+	int			ne_valtype;		/* ... of x's, of inner.b <> x (0: none) */
+	ExprState  *ne_probe;		/* x, over the probe row */
 	int			nprobe;			/* scan tuple columns from the probe row ... */
 	int			nbuild;			/* ... then from a build row, after its key */
 	ExprState  *probe_key;		/* over the probe row */

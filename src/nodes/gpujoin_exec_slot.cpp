@@ -12,6 +12,10 @@
  *
  *   semi-join    a row whose key is in the set, once
  *   anti-join    a row whose key is NULL or not in the set
+ *
+ * A semi- or anti-join with inner.b <> x beside its key (TPC-H Q21) computes
+ * each row's x too and probes with pg_gpu_keyset_probe_ne: a key matches only
+ * when some b of it differs from x (never for a NULL x: docs/SEMANTICS.md 29).
  *   inner join   a row whose key is in the set, once per build row of that key,
  *                put together with that row's columns
  *
@@ -139,6 +143,7 @@ BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
 	s->set_sources = priv.sets;
 	s->jointype = (JoinType) priv.jointype;
 	s->valtype = priv.valtype;
+	s->ne_valtype = priv.ne_valtype;
 	s->nprobe = priv.nprobe;
 	s->nbuild = list_length(cscan->custom_scan_tlist) - s->nprobe;
 	s->chain = -1;
@@ -152,6 +157,8 @@ BeginGpuJoinSlotImpl(GpuJoinSlotState *s, EState *estate, int eflags)
 	s->css.ss.ps.resultopsfixed = false;
 	/* the key reads the scan tuple's first columns, which are the probe row's */
 	s->probe_key = ExecInitExpr((Expr *) linitial(cscan->custom_exprs), NULL);
+	if (s->ne_valtype != 0)
+		s->ne_probe = ExecInitExpr((Expr *) lsecond(cscan->custom_exprs), NULL);
 	s->probe_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 									   ExecGetResultType(child(s, 2)), &TTSOpsMinimalTuple);
 	s->build_slot = ExecAllocTableSlot(&estate->es_tupleTable,
@@ -216,6 +223,8 @@ next_batch(GpuJoinSlotState *s)
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	PgGpuKeyBuf keys;
 	int64	   *keyidx;
+	int64	   *xs = NULL;		/* inner.b <> x: each key's x, and whether NULL */
+	uint8	   *xnull = NULL;
 	int64		cap = 1024;
 	uint64		bytes = 0;
 	pg_gpu_error err;
@@ -235,6 +244,11 @@ next_batch(GpuJoinSlotState *s)
 	INSTR_TIME_SET_CURRENT(t0);
 	s->rows = (MinimalTuple *) MemoryContextAlloc(s->batch_cxt, sizeof(MinimalTuple) * cap);
 	keyidx = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * cap);
+	if (s->ne_valtype != 0)
+	{
+		xs = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * cap);
+		xnull = (uint8 *) MemoryContextAlloc(s->batch_cxt, cap);
+	}
 	PgGpuKeyBufInit(&keys, s->valtype,
 					Max(1.0, Min((double) pg_gpu_join_batch_rows, probe->plan->plan_rows)), 32,
 					4 * kBatchBytes, s->batch_cxt);
@@ -257,6 +271,11 @@ next_batch(GpuJoinSlotState *s)
 			cap *= 2;
 			s->rows = (MinimalTuple *) repalloc(s->rows, sizeof(MinimalTuple) * cap);
 			keyidx = (int64 *) repalloc(keyidx, sizeof(int64) * cap);
+			if (xs != NULL)
+			{
+				xs = (int64 *) repalloc(xs, sizeof(int64) * cap);
+				xnull = (uint8 *) repalloc(xnull, cap);
+			}
 		}
 		if (s->empty_set)
 			keyidx[s->nrows] = kNoMatch;
@@ -264,6 +283,18 @@ next_batch(GpuJoinSlotState *s)
 		{
 			/* an anti-join's row of a NULL key stays; it matches nothing */
 			keyidx[s->nrows] = isnull ? kNullKey : keys.n;
+			if (!isnull && xs != NULL)
+			{
+				/* x beside the key (the scan tuple is still the probe row's) */
+				bool		xn;
+				Datum		xd = ExecEvalExprSwitchContext(s->ne_probe, econtext, &xn);
+				uint64		w = 0;
+
+				if (!xn && !PgGpuDatumWord(xd, s->ne_valtype, &w))
+					elog(ERROR, "pg_gpu: a <> value of an unexpected type");
+				xs[keys.n] = (int64) w;
+				xnull[keys.n] = xn ? 1 : 0;
+			}
 			if (!isnull && !PgGpuKeyBufAdd(&keys, d, false))
 			{
 				if (s->emitted)
@@ -290,8 +321,11 @@ next_batch(GpuJoinSlotState *s)
 	/* the keys' ordinals in the set, then each row's */
 	s->ord = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * Max(keys.n, 1));
 	if (keys.n > 0 &&
-		pg_gpu_keyset_probe(s->sets.ks[0], (uint64) keys.n, keys.vals, keys.data, keys.off,
-							s->ord, &err) != PG_GPU_OK)
+		(xs != NULL
+		 ? pg_gpu_keyset_probe_ne(s->sets.ks[0], (uint64) keys.n, keys.vals, xs, xnull, s->ord,
+								  &err)
+		 : pg_gpu_keyset_probe(s->sets.ks[0], (uint64) keys.n, keys.vals, keys.data, keys.off,
+							   s->ord, &err)) != PG_GPU_OK)
 	{
 		PgGpuRaiseIfCancelled(err.status);
 		if (s->emitted)
@@ -310,6 +344,8 @@ next_batch(GpuJoinSlotState *s)
 	s->rows_probed += s->nrows;
 	s->bytes_h2d += keys.text ? keys.dlen + (keys.n + 1) * sizeof(uint64)
 		: keys.n * sizeof(int64);
+	if (xs != NULL)
+		s->bytes_h2d += keys.n * (sizeof(int64) + 1);
 	s->batches++;
 	return true;
 }
@@ -500,7 +536,14 @@ ExplainGpuJoinSlotImpl(GpuJoinSlotState *s, List *ancestors, ExplainState *es)
 
 		PgGpuSetSourceRead((List *) lfirst(lc), &src);
 		if (src.kind == PG_GPU_SET_CHILD)
-			src.label = makeString(psprintf("%s on %s", strVal(src.label), key));
+		{
+			/* "<kind> join" then the key, then what follows (a <>) */
+			const char *l = strVal(src.label);
+			const char *j = strstr(l, " join");
+			int			at = j ? (int) (j - l) + 5 : (int) strlen(l);
+
+			src.label = makeString(psprintf("%.*s on %s%s", at, l, key, l + at));
+		}
 		sources = lappend(sources, PgGpuSetSourceBuild(&src));
 	}
 	ExplainPropertyText("Probe", "child plan, keys computed on the CPU", es);

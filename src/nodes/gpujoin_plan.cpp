@@ -2,8 +2,8 @@
  * gpujoin_plan.cpp — planning GpuHashJoin (inner joins) and GpuSemiJoin (semi-
  * and anti-joins), from set_join_pathlist_hook.
  *
- * A join of one plain table with the rest on one equality (setjoin.cpp) whose
- * output reads that table alone: the GPU scans the table's pages, probing a key
+ * A join of one plain table with the rest on one equality (setjoin.cpp; a semi-
+ * or anti-join's may add inner.b <> outer.x) whose output reads that table alone: the GPU scans the table's pages, probing a key
  * set of the rest (the build side), and hands back the rows that pass, an inner
  * join's once per equal key.  A GpuHashJoin whose output reads the build side
  * too keeps the build plan's rows and pairs them on the CPU (where the build
@@ -318,9 +318,10 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	foreach(lc, probe_path->pathtarget->exprs)
 		if (!IsA(lfirst(lc), Var) || ((Var *) lfirst(lc))->varattno == 0)
 			return;
-	/* the key, computed over the probe plan's row, and its value's type */
+	/* the key (and a <>'s x), computed over the probe plan's row, and its value's type */
 	{
-		List	   *vars = pull_var_clause((Node *) sj.probe_key, PVC_INCLUDE_PLACEHOLDERS);
+		List	   *vars = pull_var_clause((Node *) list_make2(sj.probe_key, sj.ne_probe),
+										   PVC_INCLUDE_PLACEHOLDERS);
 
 		foreach(lc, vars)
 			if (!IsA(lfirst(lc), Var) ||
@@ -329,6 +330,8 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	}
 	valtype = PgGpuValueType(exprType((Node *) sj.probe_key));
 	if (valtype == 0 || PgGpuSetType(valtype) != PgGpuSetType(sj.keytype))
+		return;
+	if (sj.ne_probe != NULL && PgGpuSetType(PgGpuValueType(exprType((Node *) sj.ne_probe))) != PG_GPU_INT8)
 		return;
 
 	/*
@@ -363,8 +366,12 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	 * output row (an inner join's put together from two, as GpuHashJoin over
 	 * pages charges).  Under pg_gpu.force, free (see PgGpuJoinPaths).
 	 */
+	/* a <>'s x: computed and sent beside the key */
+	if (sj.ne_probe != NULL)
+		key_width += 9;
+
 	double		probe_cost = (probe_path->total_cost - probe_path->startup_cost) +
-		probe_rows * (2 * cpu_tuple_cost + cpu_operator_cost) +
+		probe_rows * ((2 + (sj.ne_probe != NULL ? 1 : 0)) * cpu_tuple_cost + cpu_operator_cost) +
 		probe_rows * (key_width + 8) / BLCKSZ * pg_gpu_copy_page_cost;
 	double		first = probe_rows > 0 ? Min(1.0, pg_gpu_join_batch_rows / probe_rows) : 1.0;
 
@@ -387,6 +394,11 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	priv.jointype = (int) sj.jointype;
 	priv.valtype = valtype;
 	priv.probe_key = (Expr *) copyObject(sj.probe_key);
+	if (sj.ne_probe != NULL)
+	{
+		priv.ne_valtype = PgGpuValueType(exprType((Node *) sj.ne_probe));
+		priv.ne_probe = (Expr *) copyObject(sj.ne_probe);
+	}
 	cpath->custom_private = GpuJoinSlotPrivateBuild(&priv, true);
 	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_slot_path_methods
 		: &gpusemijoin_slot_path_methods;
@@ -426,6 +438,8 @@ PlanGpuJoinSlotPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_pat
 	priv.nprobe = list_length(probe->targetlist);
 	cscan->custom_private = GpuJoinSlotPrivateBuild(&priv, false);
 	cscan->custom_exprs = list_make1(copyObject(priv.probe_key));
+	if (priv.ne_probe != NULL)
+		cscan->custom_exprs = lappend(cscan->custom_exprs, copyObject(priv.ne_probe));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = best_path->methods == &gpuhashjoin_slot_path_methods
 		? &gpuhashjoin_scan_methods : &gpusemijoin_scan_methods;

@@ -688,8 +688,14 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 			if (keep_rows)
 				sets->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "pg_gpu join rows",
 													   ALLOCSET_DEFAULT_SIZES);
-			collect_child(&b, child, src.resno, (keep_rows || pb.ncols > 0) ? sets : NULL,
-						  pb.ncols > 0 ? &pb : NULL);
+			if (src.aux != 0)
+			{
+				/* inner.b <> x: each key once, its least and greatest b beside it */
+				(void) PgGpuMinMaxFromPlan(&b, &pb, child, src.resno, src.aux);
+			}
+			else
+				collect_child(&b, child, src.resno, (keep_rows || pb.ncols > 0) ? sets : NULL,
+							  pb.ncols > 0 ? &pb : NULL);
 			sets->collect_ms += PgGpuMsSince(t0c);
 		}
 built:

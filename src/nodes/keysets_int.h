@@ -85,4 +85,14 @@ bool		PgGpuRowsInService(const PgGpuSetSource *src, EState *estate, PgGpuNode no
 bool		PgGpuKeptRowsOnGpu(const PgGpuSetSource *src, PlanState *child, EState *estate,
 							   PgGpuNode node, PgGpuSets *sets, int i, PgGpuKeyBuf *b);
 
+/*
+ * A CHILD source with an aux column (a semi- or anti-join's inner.b <> outer.x)
+ * from its plan ps (keysets_minmax.cpp): its rows' integer keys (column resno)
+ * and b (the next column, of value type auxtype), each distinct key once in b,
+ * its least and greatest non-NULL b as pb's two columns; a row whose b is NULL
+ * is left out.  False when over the keys' memory limit (b->full).
+ */
+bool		PgGpuMinMaxFromPlan(PgGpuKeyBuf *b, PgGpuPayloadBuf *pb, PlanState *ps, int resno,
+								int auxtype);
+
 #endif							/* PG_GPU_KEYSETS_INT_H */

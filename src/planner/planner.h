@@ -80,11 +80,13 @@ String	   *PgGpuFilterText(List *quals, Oid relid, Index varno);
  * GPU cannot compute them, or (unless pg_gpu.force) when scanning the table's
  * pages costs more than the CPU's way: running the plan that gives them
  * (plan_cost, plan_rows) and collecting them.  *cost: the cheaper of the two;
- * *relid: the table.
+ * *relid: the table.  With aux (an integer, date or timestamp expression
+ * beside an integer key), the set keeps each key's least and greatest
+ * non-NULL aux (a semi-join's inner.b <> outer.x).
  */
 Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr *key,
 							 int settype, double plan_cost, double plan_rows, double *cost,
-							 Oid *relid);
+							 Oid *relid, Expr *aux = NULL);
 
 /*
  * A rows task over one plain table, rel of root, for a star join's dimension:

@@ -11,7 +11,10 @@
  *
  * with exactly one join clause, an equality the key set decides exactly
  * (PgGpuSetKeyType: integer, date, timestamp and text types, deterministic
- * collations).  Anything else keeps PostgreSQL's join.
+ * collations); a semi- or anti-join may add one inner.b <> outer.x over
+ * integer, date or timestamp columns beside an integer key (TPC-H Q21's
+ * EXISTS (... l2.l_suppkey <> l1.l_suppkey)), which a set keeping each key's
+ * least and greatest b decides.  Anything else keeps PostgreSQL's join.
  */
 extern "C" {
 #include "postgres.h"
@@ -25,6 +28,7 @@ extern "C" {
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
 #include "utils/selfuncs.h"
@@ -103,14 +107,54 @@ side_of(PlannerInfo *root, Expr *e, Relids probe, Relids build)
 	return 0;
 }
 
+/* A column (under binary-compatible casts): a <> the set decides reads columns only. */
+static bool
+is_column(Expr *e)
+{
+	while (IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return IsA(e, Var) && ((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno > 0;
+}
+
+/*
+ * Whether ri is a <> between a column of each side of the join whose values a
+ * set's least and greatest decide (PgGpuSetNeType); fills out's ne_* if so.
+ */
+static bool
+ne_clause_of(PlannerInfo *root, RestrictInfo *ri, Relids probe_ids, Relids build_ids,
+			 PgGpuSetJoin *out)
+{
+	OpExpr	   *op = (OpExpr *) ri->clause;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2 || ri->pseudoconstant ||
+		contain_volatile_functions((Node *) op) || contains_placeholder((Node *) op, NULL))
+		return false;
+
+	Expr	   *l = (Expr *) linitial(op->args);
+	Expr	   *r = (Expr *) lsecond(op->args);
+	int			ls = side_of(root, l, probe_ids, build_ids);
+	int			rs = side_of(root, r, probe_ids, build_ids);
+
+	if (!((ls == 1 && rs == 2) || (ls == 2 && rs == 1)) || !is_column(l) || !is_column(r) ||
+		PgGpuSetNeType(op->opno, exprType((Node *) l), exprType((Node *) r),
+					   op->inputcollid) == 0)
+		return false;
+	out->ne_clause = (Expr *) op;
+	out->ne_probe = ls == 1 ? l : r;
+	out->ne_build = ls == 1 ? r : l;
+	return true;
+}
+
 /*
  * Probe (a plain table, or with any_probe any relation) as the probe side of a
  * join with the relations build_ids, the join of both being join_ids (a join
- * rel, or a star join's fact table and one of its dimensions).
+ * rel, or a star join's fact table and one of its dimensions).  With
+ * allow_ne, a semi- or anti-join may add an inner.b <> outer.x to its
+ * equality.
  */
 static bool
 try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build_ids,
-			 bool any_probe, PgGpuSetJoin *out)
+			 bool any_probe, PgGpuSetJoin *out, bool allow_ne = false)
 {
 	Relids		probe_ids = probe->relids;
 	RelOptInfo *build;
@@ -143,6 +187,15 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 		if (bms_is_subset(ri->required_relids, join_ids))
 			clauses = lappend(clauses, ri);
 	}
+	/* one equality; a semi- or anti-join's and a <> */
+	if (list_length(clauses) == 2 && allow_ne && (jt == JOIN_SEMI || jt == JOIN_ANTI))
+	{
+		if (ne_clause_of(root, lsecond_node(RestrictInfo, clauses), probe_ids, build_ids, out))
+			clauses = list_make1(linitial(clauses));
+		else if (ne_clause_of(root, linitial_node(RestrictInfo, clauses), probe_ids, build_ids,
+							  out))
+			clauses = list_make1(lsecond(clauses));
+	}
 	if (list_length(clauses) != 1)
 		return false;
 
@@ -174,7 +227,12 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 	if ((bv = PgGpuValueType(exprType((Node *) bkey))) == 0 ||
 		PgGpuSetType(bv) != PgGpuSetType(out->keytype))
 		return false;
+	/* the <>'s b beside an integer key: the build plan's second column */
+	if (out->ne_clause != NULL && PgGpuSetType(out->keytype) != PG_GPU_INT8)
+		return false;
 	add_column_to_pathtarget(target, bkey, 0);
+	if (out->ne_clause != NULL)
+		add_column_to_pathtarget(target, out->ne_build, 0);
 	target = set_pathtarget_cost_width(root, target);
 	out->build_path = (Path *) create_projection_path(root, build, build->cheapest_total_path,
 													  target);
@@ -193,7 +251,7 @@ try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_pr
 		  PgGpuSetJoin *out)
 {
 	return try_probe_of(root, joinrel->relids, probe,
-						bms_difference(joinrel->relids, probe->relids), any_probe, out);
+						bms_difference(joinrel->relids, probe->relids), any_probe, out, true);
 }
 
 /*
@@ -465,6 +523,20 @@ kept_rows_task(PlannerInfo *root, PgGpuSetJoin *sj, Oid *relid)
 	return task;
 }
 
+/* A column as EXPLAIN names it beside another table's: its table's alias, then its name. */
+static const char *
+column_text(PlannerInfo *root, Expr *e)
+{
+	while (IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+
+	Var		   *v = (Var *) e;
+	RangeTblEntry *rte = planner_rt_fetch(v->varno, root);
+
+	return psprintf("%s.%s", quote_identifier(rte->eref->aliasname),
+					quote_identifier(get_rte_attribute_name(rte, v->varattno)));
+}
+
 /*
  * The join's clause as the filter's last qual, answered by a key set of the
  * build side (the GpuAgg's second child, or its table's pages collected on the
@@ -492,6 +564,9 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 		? PgGpuFilterText(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;
 	PgGpuSetSource source;
 
+	/* a <> beside the equality: a semi- or anti-join's set of keys alone */
+	if (sj->ne_clause != NULL && (keep_rows || payload_vars != NIL))
+		return NIL;
 	foreach(lc, payload_vars)
 		payload = lappend_int(payload, PgGpuValueType(exprType((Node *) lfirst(lc))));
 	*unique = makeInteger(0);
@@ -502,11 +577,21 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	source.resno = sj->build_resno;
 	source.valtype = sj->build_valtype;
 	source.unique = *unique;
-	/* for EXPLAIN, with the columns it carries */
+	if (sj->ne_clause != NULL)
+		source.aux = PgGpuValueType(exprType((Node *) sj->ne_build));
+	/* for EXPLAIN, with the columns it carries or the <> */
 	StringInfoData label;
 
 	initStringInfo(&label);
 	appendStringInfo(&label, key ? "%s join on %s" : "%s join", kind, key ? strVal(key) : "");
+	if (sj->ne_clause != NULL)
+	{
+		OpExpr	   *ne = (OpExpr *) sj->ne_clause;
+
+		appendStringInfo(&label, ", where %s <> %s",
+						 column_text(root, (Expr *) linitial(ne->args)),
+						 column_text(root, (Expr *) lsecond(ne->args)));
+	}
 	foreach(lc, payload_vars)
 	{
 		Var		   *v = (Var *) lfirst(lc);
@@ -522,7 +607,7 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 							   from_plan ? NIL : PgGpuOrderedQuals(root, sj->build->baserestrictinfo),
 							   sj->build_key, PgGpuSetType(sj->keytype),
 							   sj->build_path->total_cost, sj->build_path->rows, &sj->build_cost,
-							   &build_relid);
+							   &build_relid, sj->ne_build);
 	/* rows kept for the output: read by a rows task over the build table, when it can */
 	if (keep_rows)
 		collect = kept_rows_task(root, sj, &build_relid);
@@ -539,13 +624,16 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	if (st->set < 0)
 		return NIL;
 	*set = st->set;
-	st->clause = sj->clause;
+	/* the equality, or it and the <>: one test of the set (compile_set_test) */
+	st->clause = sj->ne_clause == NULL ? sj->clause
+		: (Expr *) makeBoolExpr(AND_EXPR, list_make2(sj->clause, sj->ne_clause), -1);
 	st->probe = sj->probe_key;
 	st->keytype = sj->keytype;
+	st->ne_probe = sj->ne_probe;
 	comp->set_tests = lappend(comp->set_tests, st);
 	return list_make1(sj->jointype == JOIN_ANTI
-					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(sj->clause), -1)
-					  : sj->clause);
+					  ? (Expr *) makeBoolExpr(NOT_EXPR, list_make1(st->clause), -1)
+					  : st->clause);
 }
 
 

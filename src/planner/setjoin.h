@@ -13,7 +13,8 @@
 /*
  * A join of one plain table (the probe side, whose pages the GPU scans) with the
  * rest of the join (the build side, any plan, whose keys fill a key set) on one
- * equality: a semi-join (IN, EXISTS), an anti-join (NOT EXISTS) or an inner join.
+ * equality: a semi-join (IN, EXISTS), an anti-join (NOT EXISTS) or an inner join;
+ * a semi- or anti-join may add one inner.b <> outer.x.
  */
 typedef struct PgGpuSetJoin
 {
@@ -28,6 +29,17 @@ typedef struct PgGpuSetJoin
 	int			build_resno;	/* the build key's column in build_path's output */
 	int			build_valtype;	/* its pg_gpu_coltype */
 	int			keytype;		/* the comparison type (PgGpuSetKeyType) */
+	/*
+	 * A semi- or anti-join's second clause inner.b <> outer.x (EXISTS (...
+	 * WHERE k = x AND b <> y)), two columns of integer, date or timestamp
+	 * type beside an integer key: the set keeps each key's least and greatest
+	 * non-NULL b (the build plan's second column), and a probe row matches
+	 * when its key has a b other than its x (docs/SEMANTICS.md 29).  NULL:
+	 * none.
+	 */
+	Expr	   *ne_clause;		/* the <> (an OpExpr) */
+	Expr	   *ne_probe;		/* x: its argument over the probe side */
+	Expr	   *ne_build;		/* b: its argument over the build side */
 } PgGpuSetJoin;
 
 /* Whether joinrel is such a join; fills *out. */
