@@ -383,6 +383,17 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 	foreach(lc, c->set_tests)
 		if (((PgGpuSetTest *) lfirst(lc))->clause == e)
 			return compile_set_test(c, (PgGpuSetTest *) lfirst(lc), type);
+	if (c->payload_vars != NIL && !IsA(e, Var))
+	{
+		/* a star join's dimension expression, computed with its rows */
+		PgGpuPayloadVar *pv = PgGpuFindPayloadExpr(c, e);
+
+		if (pv != NULL)
+		{
+			*type = pv->valtype;
+			return compile_payload(c, pv);
+		}
+	}
 	if (PgGpuIsExtract(e))
 		return PgGpuCompileExtract(c, e, type);
 	if (PgGpuIsNumericNode(e))
@@ -554,9 +565,11 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 			{
 				/* a simple CASE's operand, kept on the stack by compile_case */
 				if (c->case_slot == 0 ||
-					PgGpuValueType(((CaseTestExpr *) e)->typeId) != c->case_type)
+					PgGpuCaseValueType(((CaseTestExpr *) e)->typeId) != c->case_type)
 					return false;
 				*type = c->case_type;
+				c->scale = c->case_scale;
+				c->dscale_fixed = c->case_fixed;
 				return emit(c, PG_GPU_OP_PICK, c->case_type, c->case_slot - 1, 0, 1);
 			}
 		case T_CoalesceExpr:

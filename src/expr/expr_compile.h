@@ -51,6 +51,8 @@ typedef struct PgGpuCompiler
 	int			case_slot;		/* 1 + the stack slot of the simple CASE's
 								 * operand that CaseTestExpr reads (0: none) */
 	int			case_type;		/* ... and its value type */
+	int			case_scale;		/* ... a DECIMAL operand's scale and */
+	bool		case_fixed;		/* dscale fixedness (expr_control.cpp) */
 } PgGpuCompiler;
 
 /*
@@ -223,7 +225,11 @@ typedef struct PgGpuSetTest
 
 typedef struct PgGpuPayloadVar
 {
-	Var		   *var;
+	Var		   *var;			/* the column, or NULL for ... */
+	Expr	   *expr;			/* ... an expression over the dimension's
+								 * columns computed where its rows are read
+								 * (gpuagg_plan.cpp's dim_exprs), matched by
+								 * equal() */
 	Expr	   *probe;
 	int			keytype;
 	int			set;
@@ -233,6 +239,9 @@ typedef struct PgGpuPayloadVar
 
 /* The payload column that reads Var v, or NULL. */
 PgGpuPayloadVar *PgGpuFindPayloadVar(PgGpuCompiler *c, Var *v);
+
+/* The payload column that is the expression e (not a Var), or NULL. */
+PgGpuPayloadVar *PgGpuFindPayloadExpr(PgGpuCompiler *c, Expr *e);
 
 /* A GROUP BY key that is a text payload column: its code, as an int8 program. */
 bool		PgGpuCompilePayloadCode(PgGpuCompiler *c, PgGpuPayloadVar *pv, pg_gpu_expr *out);
@@ -288,6 +297,9 @@ bool		PgGpuCollationIsDeterministic(Oid collid);
  * since those buffers are sized by the pages read.
  */
 bool		PgGpuIsColumnText(Expr *expr, Index relid);
+
+/* Whether x LIKE pattern (args) raises no error for any x (expr_text.cpp). */
+bool		PgGpuLikeCannotRaise(List *args, Oid collid);
 
 /* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
 bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);

@@ -42,6 +42,7 @@ bool		compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *t
 bool		compile_substr(PgGpuCompiler *c, FuncExpr *f, int *type);
 
 /* expr_control.cpp */
+int			PgGpuCaseValueType(Oid typid);	/* PgGpuValueType, numeric DECIMAL */
 bool		compile_bool(PgGpuCompiler *c, BoolExpr *b, int *type);
 bool		compile_case(PgGpuCompiler *c, CaseExpr *ce, int *type);
 bool		compile_coalesce(PgGpuCompiler *c, CoalesceExpr *ce, int *type);

@@ -13,6 +13,8 @@
  *   numeric_add, _sub, _mul, _uminus     + - * and unary - (numeric_uplus: as is)
  *   = <> < <= > >=                       numeric's btree operators
  *   numeric(int2|int4|int8)              integer to numeric (dscale 0)
+ *   CASE, COALESCE                       expr_control.cpp: branches brought to
+ *                                        the largest of their scales
  *
  * Division is not here: its result scale (select_div_scale) rounds.  Any value
  * the kernels cannot keep exactly makes its tuple an expression error, and the

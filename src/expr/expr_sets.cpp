@@ -122,7 +122,22 @@ PgGpuFindPayloadVar(PgGpuCompiler *c, Var *v)
 	{
 		PgGpuPayloadVar *pv = (PgGpuPayloadVar *) lfirst(lc);
 
-		if (pv->var->varno == v->varno && pv->var->varattno == v->varattno)
+		if (pv->var != NULL && pv->var->varno == v->varno && pv->var->varattno == v->varattno)
+			return pv;
+	}
+	return NULL;
+}
+
+PgGpuPayloadVar *
+PgGpuFindPayloadExpr(PgGpuCompiler *c, Expr *e)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->payload_vars)
+	{
+		PgGpuPayloadVar *pv = (PgGpuPayloadVar *) lfirst(lc);
+
+		if (pv->expr != NULL && equal(pv->expr, e))
 			return pv;
 	}
 	return NULL;

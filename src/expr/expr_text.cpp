@@ -96,20 +96,18 @@ PgGpuCollationIsDeterministic(Oid collid)
  * its matcher reaches it.  ESCAPE 'x' arrives folded by like_escape() into a
  * pattern with the default escape.  The pattern is rewritten for like_match
  * (expr.cuh): escapes resolved, % and _ as PG_GPU_LIKE_ANY / _ONE, bytes valid
- * UTF-8 never holds.
+ * UTF-8 never holds.  like_pattern: the rewritten pattern into buf (*m bytes),
+ * or false where refused.
  */
-bool
-compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *type)
+static bool
+like_pattern(List *args, Oid collid, uint8 *buf, int *m)
 {
 	Node	   *pat;
 	text	   *p;
 	const uint8 *b;
-	int			n,
-				m = 0,
-				idx,
-				t;
-	uint8		buf[PG_GPU_MAX_STRPOOL];
+	int			n;
 
+	*m = 0;
 	if (list_length(args) != 2 || GetDatabaseEncoding() != PG_UTF8 ||
 		!PgGpuCollationIsDeterministic(collid))
 		return false;
@@ -126,30 +124,56 @@ compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *type)
 	{
 		uint8		ch = b[i];
 
-		if (m >= (int) sizeof(buf))
+		if (*m >= PG_GPU_MAX_STRPOOL)
 			return false;
 		if (ch == '\\')
 		{
 			if (++i == n)
 				return false;	/* "must not end with escape character" */
-			buf[m++] = b[i];
+			buf[(*m)++] = b[i];
 		}
 		else if (ch == '%')
 		{
 			/* %% is %: one place to backtrack to */
-			if (m == 0 || buf[m - 1] != PG_GPU_LIKE_ANY)
-				buf[m++] = PG_GPU_LIKE_ANY;
+			if (*m == 0 || buf[*m - 1] != PG_GPU_LIKE_ANY)
+				buf[(*m)++] = PG_GPU_LIKE_ANY;
 		}
 		else if (ch == '_')
-			buf[m++] = PG_GPU_LIKE_ONE;
+			buf[(*m)++] = PG_GPU_LIKE_ONE;
 		else
-			buf[m++] = ch;
+			buf[(*m)++] = ch;
 	}
-	if (!compile(c, (Expr *) linitial(args), &t) || !is_text(t) ||
+	return true;
+}
+
+bool
+compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *type)
+{
+	int			m,
+				idx,
+				t;
+	uint8		buf[PG_GPU_MAX_STRPOOL];
+
+	if (!like_pattern(args, collid, buf, &m) ||
+		!compile(c, (Expr *) linitial(args), &t) || !is_text(t) ||
 		!add_bytes_const(c, buf, m, &idx))
 		return false;
 	*type = PG_GPU_BOOL;
 	return emit(c, PG_GPU_OP_LIKE, t, idx, negate ? 1 : 0, 0);
+}
+
+/*
+ * Whether LIKE with these arguments raises nothing whatever the text: the
+ * pattern compile_like takes (constant, not ending in a lone escape, under a
+ * deterministic collation: PostgreSQL's only errors are about those).
+ */
+bool
+PgGpuLikeCannotRaise(List *args, Oid collid)
+{
+	int			m;
+	uint8		buf[PG_GPU_MAX_STRPOOL];
+
+	return like_pattern(args, collid, buf, &m);
 }
 
 /* A non-NULL int4 constant's value. */

@@ -264,14 +264,22 @@ add_upper_expr(GpuAggBuild *b, Node *expr)
  * A star join's dimensions as key sets of the task: each join's equality a
  * qual of the scan (*join_quals), and the dimensions' columns that the groups
  * and the aggregates read (the Vars of exprs) payload columns of their sets,
- * taken from each dimension's plan.  An inner join's keys must be unique (the
- * executor checks: else PostgreSQL's join runs).  False if the task cannot.
+ * taken from each dimension's plan; so are the dimension expressions that read
+ * text other than as a group's code (PgGpuStarDimExprs: p_type LIKE 'PROMO%'
+ * as a bool), their columns then not carried for them.  An inner join's keys
+ * must be unique (the executor checks: else PostgreSQL's join runs).  False if
+ * the task cannot.
  */
 static bool
 star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, List *exprs,
-		  List **join_quals, double *build_cost)
+		  List *keys, List **join_quals, double *build_cost)
 {
-	List	   *vars = pull_var_clause((Node *) exprs, PVC_RECURSE_AGGREGATES |
+	Node	   *rest;
+	List	   *aggs = pull_var_clause((Node *) exprs, PVC_INCLUDE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
+	List	   *dim_exprs = PgGpuStarDimExprs(root, star, list_concat(aggs, keys),
+											  (Node *) exprs, &rest);
+	List	   *vars = pull_var_clause(rest, PVC_RECURSE_AGGREGATES |
 									   PVC_RECURSE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
 	ListCell   *lc;
 
@@ -297,6 +305,9 @@ star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, Lis
 				return false;
 			build_vars = list_append_unique(build_vars, v);
 		}
+		foreach(lc, dim_exprs)
+			if (bms_is_subset(pull_varnos(root, (Node *) lfirst(lc)), sj->build->relids))
+				build_vars = lappend(build_vars, lfirst(lc));
 		if (list_length(build_vars) > PG_GPU_MAX_PAYLOAD)
 			return false;
 		if (build_vars != NIL)
@@ -312,12 +323,15 @@ star_sets(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star, Oid relid, Lis
 		{
 			PgGpuPayloadVar *pv = (PgGpuPayloadVar *) palloc0(sizeof(PgGpuPayloadVar));
 
-			pv->var = (Var *) lfirst(lc);
+			if (IsA(lfirst(lc), Var))
+				pv->var = (Var *) lfirst(lc);
+			else
+				pv->expr = (Expr *) lfirst(lc);
 			pv->probe = sj->probe_key;
 			pv->keytype = sj->keytype;
 			pv->set = set;
 			pv->col = col++;
-			pv->valtype = PgGpuValueType(pv->var->vartype);
+			pv->valtype = PgGpuValueType(exprType((Node *) lfirst(lc)));
 			b->comp.payload_vars = lappend(b->comp.payload_vars, pv);
 		}
 	}
@@ -486,11 +500,13 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	if (star != NULL)
 	{
 		List	   *upper = list_make2(target->exprs, extra->havingQual);
+		List	   *keys = NIL;
 
 		foreach(lc, parse->groupClause)
-			upper = lappend(upper, get_sortgroupclause_expr(lfirst_node(SortGroupClause, lc),
-															parse->targetList));
-		if (!star_sets(root, &b, star, rte->relid, upper, &join_quals, &star_cost))
+			keys = lappend(keys, get_sortgroupclause_expr(lfirst_node(SortGroupClause, lc),
+														  parse->targetList));
+		upper = list_concat(upper, keys);
+		if (!star_sets(root, &b, star, rte->relid, upper, keys, &join_quals, &star_cost))
 			return false;
 	}
 
@@ -660,9 +676,24 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = ngroups;
 	cpath->path.pathkeys = NIL;
-	/* every group is handed to the Finalize Aggregate as one tuple */
-	/* no star join: the GPU service runs it, key sets and all (no CUDA start here) */
-	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, star == NULL) +
+	/*
+	 * Every group is handed to the Finalize Aggregate as one tuple.  The GPU
+	 * service runs the task, key sets and all (no CUDA start here), a star
+	 * join's too: its dimensions' sets and payloads are held there
+	 * (PgGpuSetsInService), unless one is a dictionary, which stays with the
+	 * backend's engine.
+	 */
+	bool		in_service = true;
+
+	foreach(lc, b.comp.set_sources)
+	{
+		PgGpuSetSource src;
+
+		PgGpuSetSourceRead((List *) lfirst(lc), &src);
+		if (star != NULL && src.kind == PG_GPU_SET_DICT)
+			in_service = false;
+	}
+	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, in_service) +
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) + fold_cost +
 		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;

@@ -92,7 +92,7 @@ Const	   *PgGpuCollectTask(PlannerInfo *root, RelOptInfo *rel, List *quals, Expr
  * A rows task over one plain table, rel of root, for a star join's dimension:
  * its rows that pass quals grouped by keys (the join key, then the payload
  * columns), so that each group is one row and the host reads only the values
- * (keysets.cpp).  Integer, date, timestamp and text columns; NULL when the GPU
+ * (keysets.cpp).  Integer, date, timestamp, bool and text values; NULL when the GPU
  * cannot, or (unless pg_gpu.force) when it costs more than running the plan
  * (plan_cost, plan_rows).  *cost: the cheaper of the two; *relid: the table.
  * group_cost: the host's work per row handed back (default, below 0:

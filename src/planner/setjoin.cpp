@@ -25,10 +25,12 @@ extern "C" {
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/clauses.h"
+#include "nodes/makefuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "utils/selfuncs.h"
@@ -486,6 +488,176 @@ PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
 	return found;
 }
 
+/* ---- a star join's dimension expressions ---- */
+
+/*
+ * Whether evaluating node may raise an error for some row: anything but
+ * columns, constants, the control constructs, and operators and functions
+ * that are leakproof (which raise nothing that depends on their arguments) or
+ * LIKE with a pattern that raises nothing (PgGpuLikeCannotRaise).
+ */
+static bool
+may_raise(Node *node, void *context)
+{
+	Oid			fn = InvalidOid;
+	List	   *args = NIL;
+	Oid			collid = InvalidOid;
+
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_CaseTestExpr:
+			return false;
+		case T_List:
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CoalesceExpr:
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			set_opfuncid((OpExpr *) node);
+			fn = ((OpExpr *) node)->opfuncid;
+			args = ((OpExpr *) node)->args;
+			collid = ((OpExpr *) node)->inputcollid;
+			break;
+		case T_ScalarArrayOpExpr:
+			set_sa_opfuncid((ScalarArrayOpExpr *) node);
+			fn = ((ScalarArrayOpExpr *) node)->opfuncid;
+			break;
+		case T_FuncExpr:
+			fn = ((FuncExpr *) node)->funcid;
+			args = ((FuncExpr *) node)->args;
+			collid = ((FuncExpr *) node)->inputcollid;
+			break;
+		default:
+			return true;
+	}
+	if (OidIsValid(fn) && !get_func_leakproof(fn))
+	{
+		bool		like = fn == F_TEXTLIKE || fn == F_BPCHARLIKE || fn == F_TEXTNLIKE ||
+			fn == F_BPCHARNLIKE || fn == F_LIKE_TEXT_TEXT || fn == F_NOTLIKE_TEXT_TEXT;
+
+		if (!like || !PgGpuLikeCannotRaise(args, collid))
+			return true;
+	}
+	return expression_tree_walker(node, (bool (*)()) (void *) may_raise, context);
+}
+
+/* Whether an expression reads a text column. */
+static bool
+reads_text(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		int			t = PgGpuValueType(((Var *) node)->vartype);
+
+		return t == PG_GPU_TEXT || t == PG_GPU_BPCHAR;
+	}
+	return expression_tree_walker(node, (bool (*)()) (void *) reads_text, context);
+}
+
+typedef struct DimExprs
+{
+	PlannerInfo *root;
+	PgGpuStarJoin *star;
+	List	   *found;
+} DimExprs;
+
+/* Whether node is an expression PgGpuStarDimExprs takes (see there). */
+static bool
+dim_expr(DimExprs *cx, Node *node)
+{
+	Relids		r;
+	int			t;
+	int			varno;
+	ListCell   *lc;
+
+	switch (nodeTag(node))
+	{
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_FuncExpr:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_CaseExpr:
+		case T_CoalesceExpr:
+			break;
+		default:
+			return false;
+	}
+	t = PgGpuValueType(exprType(node));
+	if (t == 0 || t == PG_GPU_TEXT || t == PG_GPU_BPCHAR)
+		return false;
+	r = pull_varnos(cx->root, node);
+	if (bms_membership(r) != BMS_SINGLETON)
+		return false;
+	varno = bms_singleton_member(r);
+	for (int d = 0; d < cx->star->ndims; d++)
+		if (cx->star->dims[d].jointype == JOIN_INNER &&
+			bms_is_member(varno, cx->star->dims[d].build->relids))
+		{
+			/* plain columns of that table only: no aggregate, placeholder or window */
+			foreach(lc, pull_var_clause(node, PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+										PVC_INCLUDE_PLACEHOLDERS))
+				if (!IsA(lfirst(lc), Var))
+					return false;
+			return reads_text(node, NULL) && !contain_volatile_functions(node) &&
+				!may_raise(node, NULL);
+		}
+	return false;
+}
+
+static bool
+find_dim_exprs(Node *node, DimExprs *cx)
+{
+	if (node == NULL)
+		return false;
+	if (dim_expr(cx, node))
+	{
+		cx->found = list_append_unique(cx->found, node);
+		return false;
+	}
+	return expression_tree_walker(node, (bool (*)()) (void *) find_dim_exprs, cx);
+}
+
+/* exprs with the expressions found each a NULL constant: their columns not read */
+static Node *
+strip_dim_exprs(Node *node, List *found)
+{
+	if (node == NULL)
+		return NULL;
+	if (list_member(found, node))
+		return (Node *) makeNullConst(exprType(node), exprTypmod(node), exprCollation(node));
+	return expression_tree_mutator(node, (Node * (*) ()) (void *) strip_dim_exprs, found);
+}
+
+List *
+PgGpuStarDimExprs(PlannerInfo *root, PgGpuStarJoin *star, List *within, Node *exprs,
+				  Node **rest)
+{
+	DimExprs	cx;
+
+	cx.root = root;
+	cx.star = star;
+	cx.found = NIL;
+	(void) find_dim_exprs((Node *) within, &cx);
+	*rest = cx.found == NIL ? exprs : strip_dim_exprs(exprs, cx.found);
+	return cx.found;
+}
+
 /* ---- a set join's key set in a task, and its rows ---- */
 
 /*
@@ -594,10 +766,22 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	}
 	foreach(lc, payload_vars)
 	{
-		Var		   *v = (Var *) lfirst(lc);
+		Node	   *e = (Node *) lfirst(lc);
+		const char *name;
 
+		if (IsA(e, Var))
+			name = get_rte_attribute_name(planner_rt_fetch(((Var *) e)->varno, root),
+										  ((Var *) e)->varattno);
+		else
+		{
+			/* a dimension expression: over one table (PgGpuStarDimExprs) */
+			Index		varno = (Index) bms_singleton_member(pull_varnos(root, e));
+
+			name = strVal(PgGpuFilterText(list_make1(e), planner_rt_fetch(varno, root)->relid,
+										  varno));
+		}
 		appendStringInfo(&label, "%s%s", foreach_current_index(lc) == 0 ? ", carrying " : ", ",
-						 get_rte_attribute_name(planner_rt_fetch(v->varno, root), v->varattno));
+						 name);
 	}
 	source.label = makeString(label.data);
 	/* rows kept for the output come from the plan: no keys from pages then */

@@ -92,6 +92,24 @@ typedef struct PgGpuStarJoin
 bool		PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out);
 
 /*
+ * A star join's dimension expressions in within (GROUP BY keys and the
+ * aggregates, not the expressions computed above them from the groups' keys):
+ * each expression over one table of an inner join's dimension that
+ * reads a text column, is of a type a payload word carries other than text
+ * (bool: p_type LIKE 'PROMO%', n_name = 'BRAZIL'), and raises no error for any
+ * row (leakproof operators and functions, LIKE with a valid constant pattern,
+ * the control constructs).  The fact table's programs read a text payload
+ * only as a GROUP BY key's code, so such an expression is a payload column of
+ * its own, computed where the dimension's rows are read (on the GPU by its
+ * rows task, or by its plan): once per dimension row, not per joined row,
+ * which only an error could tell apart.  *rest: exprs (everything the
+ * aggregation reads) with each of them a NULL constant, so that the columns
+ * they alone read are not carried.
+ */
+List	   *PgGpuStarDimExprs(PlannerInfo *root, PgGpuStarJoin *star, List *within, Node *exprs,
+							  Node **rest);
+
+/*
  * The rows of the set join sj, for GpuSort, GpuHashJoin and GpuSemiJoin:
  * *join_quals gets the join's qual for the filter; an inner join instead hands
  * each probe row out once per equal key (its weight), so its qual is NIL.

@@ -251,11 +251,12 @@ PgGpuRowsTask(PlannerInfo *root, RelOptInfo *rel, List *quals, List *keys, doubl
 		int			t = PgGpuValueType(exprType((Node *) k));
 
 		/*
-		 * Values kept exactly: integers, dates, timestamps, and text columns
-		 * (their bytes bounded by the pages); floats are grouped by normalised
-		 * bits, which would turn -0 into 0.
+		 * Values kept exactly: integers, dates, timestamps, bools (0 or 1:
+		 * a star join's dimension expression, PgGpuStarDimExprs), and text
+		 * columns (their bytes bounded by the pages); floats are grouped by
+		 * normalised bits, which would turn -0 into 0.
 		 */
-		if (t == 0 || t == PG_GPU_BOOL || t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8 ||
+		if (t == 0 || t == PG_GPU_FLOAT4 || t == PG_GPU_FLOAT8 ||
 			((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !PgGpuIsTableColumn(k, rel->relid)) ||
 			!PgGpuCompileExpr(&c, k, e) || e->type != t)
 			return NULL;
