@@ -1844,6 +1844,16 @@ class Gen:
             aggs = [("count(*)", None)] + aggs
         if r.random() < 0.2:
             aggs.append(("sum(d1.val)", None))
+        if r.random() < 0.3:
+            # a CASE over a dimension's text (TPC-H Q14, Q8): the test carried as a payload
+            d = "d%d" % r.randint(1, n)
+            test = r.choice(["%s.kt LIKE 'k1%%'", "%s.kv NOT LIKE '%%3'", "%s.kc = 'k2'",
+                             "%s.kt = 'k7' OR %s.kv LIKE 'k_'", "%s.kt ~ '^k1'",
+                             "%s.kc LIKE 'k1%%' AND %s.val > 0"]).replace("%s", d).replace("%%", "%")
+            then = r.choice(["a.n2 * (1 - a.n4)", "a.n2", "a.i4", "a.n4 * 2", "a.n"])
+            other = r.choice(["0", "0.00", "a.n4", "NULL", "1"])
+            fn = r.choice(["sum", "sum", "avg", "max"])
+            aggs.append(("%s(CASE WHEN %s THEN %s ELSE %s END)" % (fn, test, then, other), None))
         where = self.where(r, "a", q_, 0.5)
         if dfilt:
             where += (" AND " if where else " WHERE ") + " AND ".join(dfilt)
@@ -2009,9 +2019,41 @@ class Gen:
             return "extract(%s FROM %s.%s)" % (f, a, col)
         return "date_part(%s, %s.%s)" % (q(f.strip("'").lower()), a, col)
 
-    def nexpr(self, r, a, depth=0):
-        """A numeric expression: numeric columns, int-to-numeric casts, + - * and unary -."""
+    def ncase(self, r, a, depth):
+        """A numeric CASE or COALESCE (docs/SEMANTICS.md 29): branches of several scales,
+        integer, constant and NULL branches, no ELSE, nested and simple CASE."""
+        conds = ["a.i4 > 0", "a.g = 1", "a.n2 < 0", "a.n4 >= 0.5", "a.t LIKE 'k1%'", "a.b",
+                 "a.i2 IS NULL", "a.n > 1", "a.d < DATE '2000-01-01'", "a.g2 <> 0"]
+
+        def branch():
+            y = r.random()
+            if y < 0.55:
+                return self.nexpr(r, a, depth + 1)
+            if y < 0.85:
+                return r.choice(["0", "1", "-2", "a.i2", "a.g", "0.5", "0.000", "NULL", "100.25"])
+            return self.nlit(r)
         x = r.random()
+        if x < 0.2:
+            return "COALESCE(%s, %s)" % (self.nexpr(r, a, depth + 1), branch())
+        if x < 0.35:
+            # simple CASE over a numeric operand
+            whens = " ".join("WHEN %s THEN %s" % (r.choice(["0", "1", "0.5", "-1.00", "2"]),
+                                                   self.nexpr(r, a, depth + 1) if i == 0 else branch())
+                             for i in range(r.choice([1, 2])))
+            return "CASE %s.%s %s ELSE %s END" % (a, r.choice(["n2", "n4", "n"]), whens, branch())
+        # the first THEN numeric, so that the CASE is
+        whens = " ".join("WHEN %s THEN %s" % (r.choice(conds),
+                                              self.nexpr(r, a, depth + 1) if i == 0 else branch())
+                         for i in range(r.choice([1, 1, 2, 3])))
+        els = "" if r.random() < 0.25 else " ELSE %s" % branch()
+        return ("CASE %s%s END" % (whens, els)).replace("a.", a + ".")
+
+    def nexpr(self, r, a, depth=0):
+        """A numeric expression: numeric columns, int-to-numeric casts, + - * and unary -,
+        CASE and COALESCE."""
+        x = r.random()
+        if depth < 2 and x < 0.12:
+            return self.ncase(r, a, depth)
         if depth >= 2 or x < 0.45:
             y = r.random()
             if y < 0.12:
@@ -2088,9 +2130,10 @@ class Gen:
                                                     self.nexpr(r, a, 1), r.choice(["<", ">", "<>"]),
                                                     self.nlit(r))
             off = nk
-        # min/max of typmod-less values print the scale of the first equal value met
+        # min/max of typmod-less values, or of a CASE whose branches' scales differ,
+        # print the scale of the first equal value met
         q_.numval = {off + i for i, s_ in enumerate(aggs)
-                     if s_[:3] in ("min", "max") and re.search(r"a\.n\b", s_)}
+                     if s_[:3] in ("min", "max") and re.search(r"a\.n\b|CASE|COALESCE", s_)}
         if off and re.search(r"a\.n\b", key):
             q_.numval |= set(range(off))
 
