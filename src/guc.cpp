@@ -47,7 +47,7 @@ int			pg_gpu_slot_sort_memory = 1024 * 1024;
 int			pg_gpu_chunk_pages = 4096;
 int			pg_gpu_join_batch_rows = 256 * 1024;
 bool		pg_gpu_register_buffers = true;
-bool		pg_gpu_stage_pages = true;
+bool		pg_gpu_stage_pages = false;
 int			pg_gpu_register_min_pages = 4096;
 int			pg_gpu_register_after = -1;
 int			pg_gpu_pin_workers = 12;
@@ -173,7 +173,7 @@ PgGpuDefineGucs(void)
 	DefineCustomBoolVariable("pg_gpu.stage_pages",
 							 "Pulls each chunk of registered pages into GPU memory with a copy kernel before the operator reads it.",
 							 "When off, the operator's blocks read their pages in place over PCIe.",
-							 &pg_gpu_stage_pages, true,
+							 &pg_gpu_stage_pages, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_gpu.register_min_pages",
 							"Smallest table that makes a backend register the buffer pool with the GPU.",
