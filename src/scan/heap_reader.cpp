@@ -290,8 +290,8 @@ static inline bool scan_bulkread(PgGpuPageScan *ps);
 /*
  * The leader's loop when parallel workers pin the pages: take published chunks,
  * hand them to the GPU, and tell their workers to unpin once the GPU is done.
- * Until the first worker's chunk arrives (workers take tens of milliseconds to
- * start), the leader pins chunks itself rather than leave the GPU idle.
+ * Until the first worker's chunk arrives, the leader pins chunks itself rather
+ * than leave the GPU idle while the workers start.
  */
 static bool
 run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
