@@ -451,11 +451,10 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 				if (rt == 0)
 					return false;
 				set_opfuncid(op);
-				if (op->opfuncid == F_TEXTLIKE || op->opfuncid == F_BPCHARLIKE ||
-					op->opfuncid == F_TEXTNLIKE || op->opfuncid == F_BPCHARNLIKE)
-					return compile_like(c, op->args, op->inputcollid,
-										op->opfuncid == F_TEXTNLIKE ||
-										op->opfuncid == F_BPCHARNLIKE, type);
+				bool		negated;
+
+				if (PgGpuLikeFunction(op->opfuncid, &negated))
+					return compile_like(c, op->args, op->inputcollid, negated, type);
 				if (rt == PG_GPU_BOOL)
 				{
 					int			cmptype = 0,

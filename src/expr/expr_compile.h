@@ -301,6 +301,12 @@ bool		PgGpuIsColumnText(Expr *expr, Index relid);
 /* Whether x LIKE pattern (args) raises no error for any x (expr_text.cpp). */
 bool		PgGpuLikeCannotRaise(List *args, Oid collid);
 
+/*
+ * Whether fn is a function of LIKE or NOT LIKE over text or bpchar (the
+ * operators' and the like()/notlike() forms); *negated for NOT LIKE.
+ */
+bool		PgGpuLikeFunction(Oid fn, bool *negated);
+
 /* One expression; false (task unchanged in meaning) if it cannot run on the GPU. */
 bool		PgGpuCompileExpr(PgGpuCompiler *c, Expr *expr, pg_gpu_expr *out);
 

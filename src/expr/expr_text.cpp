@@ -168,6 +168,13 @@ compile_like(PgGpuCompiler *c, List *args, Oid collid, bool negate, int *type)
  * deterministic collation: PostgreSQL's only errors are about those).
  */
 bool
+PgGpuLikeFunction(Oid fn, bool *negated)
+{
+	*negated = fn == F_TEXTNLIKE || fn == F_BPCHARNLIKE || fn == F_NOTLIKE_TEXT_TEXT;
+	return *negated || fn == F_TEXTLIKE || fn == F_BPCHARLIKE || fn == F_LIKE_TEXT_TEXT;
+}
+
+bool
 PgGpuLikeCannotRaise(List *args, Oid collid)
 {
 	int			m;

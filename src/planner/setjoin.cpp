@@ -30,7 +30,6 @@ extern "C" {
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "utils/selfuncs.h"
@@ -542,10 +541,9 @@ may_raise(Node *node, void *context)
 	}
 	if (OidIsValid(fn) && !get_func_leakproof(fn))
 	{
-		bool		like = fn == F_TEXTLIKE || fn == F_BPCHARLIKE || fn == F_TEXTNLIKE ||
-			fn == F_BPCHARNLIKE || fn == F_LIKE_TEXT_TEXT || fn == F_NOTLIKE_TEXT_TEXT;
+		bool		negated;
 
-		if (!like || !PgGpuLikeCannotRaise(args, collid))
+		if (!PgGpuLikeFunction(fn, &negated) || !PgGpuLikeCannotRaise(args, collid))
 			return true;
 	}
 	return expression_tree_walker(node, (bool (*)()) (void *) may_raise, context);

@@ -123,3 +123,20 @@ PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
 	}
 	return nlp;
 }
+
+Buffer
+PgGpuPinInspect(Relation rel, Snapshot snapshot, BlockNumber blk, BufferAccessStrategy strategy,
+				uint32 *bits, OffsetNumber *nlp, bool *has_bits, bool *stable)
+{
+	Buffer		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+
+	LockBuffer(b, BUFFER_LOCK_SHARE);
+	*nlp = PgGpuInspectPage(rel, snapshot, b, blk, bits, has_bits, stable);
+	if (*nlp == 0)
+	{
+		UnlockReleaseBuffer(b);
+		return InvalidBuffer;
+	}
+	LockBuffer(b, BUFFER_LOCK_UNLOCK);
+	return b;
+}

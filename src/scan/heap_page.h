@@ -27,4 +27,14 @@ bool		PgGpuFillLayout(Relation rel, pg_gpu_agg_task *task);
 OffsetNumber PgGpuInspectPage(Relation rel, Snapshot snapshot, Buffer buf, BlockNumber blk,
 							  uint32 *bits, bool *has_bits, bool *stable);
 
+/*
+ * Pin block blk and inspect it under the share lock (PgGpuInspectPage): the
+ * buffer, pinned and unlocked, with *nlp line pointers; InvalidBuffer (no pin
+ * kept) for a page with nothing to send.  The pin workers' and the leader's
+ * per-page step of a scan read in place.
+ */
+Buffer		PgGpuPinInspect(Relation rel, Snapshot snapshot, BlockNumber blk,
+							BufferAccessStrategy strategy, uint32 *bits, OffsetNumber *nlp,
+							bool *has_bits, bool *stable);
+
 #endif							/* PG_GPU_HEAP_PAGE_H */

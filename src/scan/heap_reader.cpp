@@ -185,6 +185,19 @@ page_addr(PgGpuPageScan *ps, Buffer b)
 	return PgGpuSharedBufferDeviceAddr(b - 1);
 }
 
+/* page_addr for a chunk's many buffers: the pool's base once, then each offset. */
+static inline uint64
+chunk_base(PgGpuPageScan *ps)
+{
+	return ps->emulate ? 0 : page_addr(ps, 1);
+}
+
+static inline uint64
+chunk_addr(PgGpuPageScan *ps, uint64 base, Buffer b)
+{
+	return ps->emulate ? (uint64) (uintptr_t) BufferGetPage(b) : base + (uint64) (b - 1) * BLCKSZ;
+}
+
 /* Wait (interruptibly) until the slot's chunk is done, then drop its pins. */
 static void
 wait_slot(PgGpuPageScan *ps, int slot)
@@ -247,7 +260,7 @@ static void
 leader_fill(PgGpuPageScan *ps, int e, BlockNumber start, BlockNumber end,
 			BufferAccessStrategy strategy, pg_gpu_agg_slot *buf, int *npages, int *nvis)
 {
-	uint64		base = ps->emulate ? 0 : page_addr(ps, 1);
+	uint64		base = chunk_base(ps);
 	int			n = 0,
 				nv = 0;
 
@@ -260,18 +273,11 @@ leader_fill(PgGpuPageScan *ps, int e, BlockNumber start, BlockNumber end,
 		uint32	   *bits = buf->vis + (size_t) nv * PG_GPU_VIS_WORDS;
 
 		CHECK_FOR_INTERRUPTS();
-		b = ReadBufferExtended(ps->rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-		LockBuffer(b, BUFFER_LOCK_SHARE);
-		nlp = PgGpuInspectPage(ps->rel, ps->snapshot, b, blk, bits, &has_bits, &stable);
-		if (nlp == 0)
-		{
-			UnlockReleaseBuffer(b);
+		b = PgGpuPinInspect(ps->rel, ps->snapshot, blk, strategy, bits, &nlp, &has_bits, &stable);
+		if (b == InvalidBuffer)
 			continue;
-		}
-		LockBuffer(b, BUFFER_LOCK_UNLOCK);
 		PgGpuTableCacheNote(&ps->tc, blk, nlp, has_bits, stable, bits);
-		buf->refs[n].addr = ps->emulate ? (uint64) (uintptr_t) BufferGetPage(b)
-			: base + (uint64) (b - 1) * BLCKSZ;
+		buf->refs[n].addr = chunk_addr(ps, base, b);
 		buf->refs[n].nlp = nlp;
 		buf->refs[n].vis_idx = has_bits ? nv++ : -1;
 		ps->pins[e][ps->npins[e]++] = b;
@@ -376,7 +382,7 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 			 * likely cache miss a page; the workers noted each block) and takes
 			 * the address as the pool's base plus the buffer's offset.
 			 */
-			uint64		base = ps->emulate ? 0 : page_addr(ps, 1);
+			uint64		base = chunk_base(ps);
 
 			for (int i = 0; i < view.npages; i++)
 			{
@@ -384,8 +390,7 @@ run_chunks_from_workers(PgGpuPageScan *ps, instr_time *lapt)
 
 				if (ps->page_blk)
 					ps->page_blk[ps->npage_blk++] = view.blk[i];
-				buf.refs[i].addr = ps->emulate ? (uint64) (uintptr_t) BufferGetPage(b)
-					: base + (uint64) (b - 1) * BLCKSZ;
+				buf.refs[i].addr = chunk_addr(ps, base, b);
 				buf.refs[i].nlp = view.nlp[i];
 				buf.refs[i].vis_idx = view.vis_idx[i];
 				if (ps->tc.use == PG_GPU_TC_FILL)

@@ -109,21 +109,15 @@ fill_chunk(PinChunk *c, Relation rel, Snapshot snapshot, BlockNumber start, Bloc
 		bool		stable;
 
 		CHECK_FOR_INTERRUPTS();
-		b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-		LockBuffer(b, BUFFER_LOCK_SHARE);
-		nlp = PgGpuInspectPage(rel, snapshot, b, blk,
-							   c->vis + (size_t) nvis * PG_GPU_VIS_WORDS, &has_bits, &stable);
-		if (nlp == 0)
-		{
-			UnlockReleaseBuffer(b);
+		b = PgGpuPinInspect(rel, snapshot, blk, strategy, c->vis + (size_t) nvis * PG_GPU_VIS_WORDS,
+							&nlp, &has_bits, &stable);
+		if (b == InvalidBuffer)
 			continue;
-		}
 		c->buf[n] = b;
 		c->blk[n] = blk;
 		c->nlp[n] = nlp;
 		c->vis_idx[n] = has_bits ? nvis++ : -1;
 		c->stable[n] = stable;
-		LockBuffer(b, BUFFER_LOCK_UNLOCK);
 		n++;
 	}
 	c->npages = n;
