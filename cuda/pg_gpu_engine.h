@@ -309,6 +309,26 @@ typedef enum pg_gpu_cmp
 	PG_GPU_CMP_NE
 } pg_gpu_cmp;
 
+/*
+ * One term of a grouped task's HAVING pre-filter (pg_gpu_agg_task.having): the
+ * group's rows (input -1: count(*)), or input's count of non-NULL values
+ * (PG_GPU_HAV_COUNT) or exact sum (PG_GPU_HAV_SUM: int128, at the input's scale
+ * for DECIMAL), compared (op, pg_gpu_cmp) with the int128 constant (lo, hi).
+ */
+#define PG_GPU_MAX_HAVING 4
+#define PG_GPU_HAV_COUNT 1
+#define PG_GPU_HAV_SUM 2
+
+typedef struct pg_gpu_having
+{
+	int16_t		input;
+	uint8_t		what;
+	uint8_t		op;
+	uint32_t	pad;
+	uint64_t	lo;
+	uint64_t	hi;
+} pg_gpu_having;
+
 typedef struct pg_gpu_instr
 {
 	uint8_t		op;
@@ -470,6 +490,17 @@ typedef struct pg_gpu_agg_task
 	 * operator block reading its page over PCIe (scan/page_stage.cu).
 	 */
 	int32_t		stage;
+	/*
+	 * Grouped tasks: HAVING's terms of the form aggregate-compared-with-a-
+	 * constant, ANDed.  A group is handed back unless a term is false, or NULL
+	 * (a sum over no non-NULL value), for it; a group whose emission raises an
+	 * error (an int2/int4 sum beyond bigint, a DECIMAL sum of too many values)
+	 * is always handed back.  The caller still evaluates the whole HAVING on
+	 * the groups that come back; this only spares it the ones that fail.  No
+	 * float inputs, no count(DISTINCT) fold (the caller's to check).
+	 */
+	int32_t		nhaving;
+	pg_gpu_having having[PG_GPU_MAX_HAVING];
 } pg_gpu_agg_task;
 
 /*
@@ -519,6 +550,7 @@ typedef struct pg_gpu_agg_result
 								 * top-N selection and sorted (0: none ran) */
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];	/* per input (ungrouped) */
 	int64_t		ngroups;		/* grouped: groups, read with pg_gpu_agg_group */
+	int64_t		groups_dropped;	/* grouped: groups HAVING's pre-filter kept back */
 	uint32_t	group_flags;	/* grouped: PG_GPU_COLF_SXX_UNSURE if any group has it */
 	int32_t		grows;			/* grouped: times the hash table was enlarged */
 	uint64_t	bytes_h2d;		/* bytes that crossed PCIe towards the GPU */

@@ -41,6 +41,7 @@ double		pg_gpu_copy_page_cost = 1.0;
 double		pg_gpu_tuple_cost = 0.0001;
 double		pg_gpu_handoff_row_cost = 0.12;
 double		pg_gpu_host_key_cost = 0.3;
+double		pg_gpu_nestloop_risk = 2.0;
 int			pg_gpu_device_memory_limit = 0;
 int			pg_gpu_table_cache_size = 1024 * 1024;
 int			pg_gpu_slot_sort_memory = 1024 * 1024;
@@ -132,6 +133,11 @@ PgGpuDefineGucs(void)
 							 "Cost of each row a GPU join hands to the CPU plan above it, where a parallel plan could run instead.",
 							 "The rows a GPU node returns are processed by a serial plan; PostgreSQL's parallel plan would share that work among its workers.",
 							 &pg_gpu_handoff_row_cost, 0.12, 0.0, DBL_MAX,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("pg_gpu.nestloop_risk",
+							 "How far a nested loop's per-outer-row cost may be underestimated before a GPU join is preferred to it.",
+							 "Where a nested loop over a join probes its inner side once per outer row, and a GPU join of the same rels would cost less than the loop with its per-row part multiplied by this, the loop is not offered. 1 turns this off.",
+							 &pg_gpu_nestloop_risk, 2.0, 1.0, 1000.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("pg_gpu.host_key_cost",
 							 "Cost of each key (or row) of a key set's build side that the backend collects from a plan.",

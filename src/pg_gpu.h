@@ -22,6 +22,7 @@ extern double pg_gpu_copy_page_cost;
 extern double pg_gpu_tuple_cost;
 extern double pg_gpu_handoff_row_cost;
 extern double pg_gpu_host_key_cost;
+extern double pg_gpu_nestloop_risk;
 extern int	pg_gpu_device_memory_limit;	/* kB, 0 = whole device */
 extern int	pg_gpu_table_cache_size;	/* kB, 0 = no table cache */
 extern int	pg_gpu_slot_sort_memory;	/* kB */

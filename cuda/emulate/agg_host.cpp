@@ -875,10 +875,12 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 		h->groups.clear();
 		h->groups.reserve(h->inserted * h->L.words);
 		for (uint64_t i = 0; i < h->cap; i++)
-			if (entry_ready(h->tab[i * h->L.words]))
+			if (entry_ready(h->tab[i * h->L.words]) &&
+				(h->task.nhaving == 0 || group_having_pass(&h->tab[i * h->L.words], h->task, h->L)))
 				h->groups.insert(h->groups.end(), h->tab.begin() + i * h->L.words,
 								 h->tab.begin() + (i + 1) * h->L.words);
 		res->ngroups = (int64_t) (h->groups.size() / h->L.words);
+		res->groups_dropped = (int64_t) h->inserted - res->ngroups;
 		res->grows = h->grows;
 		res->group_flags = groups_flags(h->groups.data(), res->ngroups, h->task, h->L);
 	}

@@ -155,17 +155,19 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 	}
 }
 
-/* Copy the occupied entries into a dense array. */
+/* Copy the occupied entries that pass HAVING's pre-filter into a dense array. */
 __global__ void
 group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out,
-					 unsigned long long *pos)
+					 unsigned long long *pos, const __grid_constant__ pg_gpu_agg_task task,
+					 const group_layout L)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < cap;
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		const uint64_t *s = tab + i * words;
 
-		if (!entry_ready(s[kWStatus]))
+		if (!entry_ready(s[kWStatus]) ||
+			(task.nhaving > 0 && !group_having_pass(s, task, L)))
 			continue;
 		unsigned long long at = atomicAdd(pos, 1ULL);
 
@@ -402,8 +404,24 @@ group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	}
 	cudaMemset(d_pos, 0, sizeof(unsigned long long));
 	group_compact_kernel<<<agg->max_blocks, grid_policy::threads, 0, agg->main_stream>>>(
-		agg->d_tab, agg->cap, agg->layout.words, d_out, d_pos);
-	cudaError_t rc = cudaMemcpy(agg->h_groups, d_out, groups * entry, cudaMemcpyDeviceToHost);
+		agg->d_tab, agg->cap, agg->layout.words, d_out, d_pos, agg->task, agg->layout);
+	if (agg->task.nhaving > 0)
+	{
+		unsigned long long kept = 0;
+		cudaError_t krc = cudaMemcpy(&kept, d_pos, sizeof(kept), cudaMemcpyDeviceToHost);
+
+		if (krc != cudaSuccess)
+		{
+			device_free(d_out);
+			device_free(d_pos);
+			return from_cuda(err, krc, "cudaMemcpy kept groups");
+		}
+		res->groups_dropped = (int64_t) (groups - kept);
+		groups = kept;
+		agg->ngroups = res->ngroups = (int64_t) groups;
+	}
+	cudaError_t rc = groups == 0 ? cudaSuccess :
+		cudaMemcpy(agg->h_groups, d_out, groups * entry, cudaMemcpyDeviceToHost);
 
 	device_free(d_out);
 	device_free(d_pos);

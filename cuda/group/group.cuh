@@ -877,6 +877,82 @@ group_decode(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,
 		group_col_state(e, t, L, i, states[i]);
 }
 
+/*
+ * Whether a finished entry is handed back under the task's HAVING pre-filter
+ * (pg_gpu_agg_task.having): false only when a term is false or NULL for it and
+ * no input's state would raise an error as the group is emitted.
+ */
+PG_GPU_HD bool
+group_having_pass(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L)
+{
+	for (int i = 0; i < t.ninputs; i++)
+	{
+		const input_layout &o = L.in[i];
+		int			ty = t.inputs[i].type;
+
+		if (o.sum < 0)
+			continue;
+		if (ty == PG_GPU_DECIMAL &&
+			(int64_t) e[o.n] >= ((int64_t) 1 << (127 - PG_GPU_DEC_BITS)))
+			return true;		/* "too many numeric values" is the host's to raise */
+		if (ty == PG_GPU_INT2 || ty == PG_GPU_INT4)
+		{
+			int128		s = load_i128(e[o.sum], e[o.sum + 1]);
+
+			if (s < (int128) INT64_MIN || s > (int128) INT64_MAX)
+				return true;	/* "bigint out of range" likewise */
+		}
+	}
+	for (int h = 0; h < t.nhaving; h++)
+	{
+		const pg_gpu_having &hv = t.having[h];
+		int128		v;
+		int128		c = load_i128(hv.lo, hv.hi);
+		bool		ok;
+
+		if (hv.input < 0)
+			v = (int64_t) e[kWRows];
+		else if (hv.what == PG_GPU_HAV_COUNT)
+			v = (int64_t) e[L.in[hv.input].n];
+		else
+		{
+			const input_layout &o = L.in[hv.input];
+
+			if (o.sum < 0)
+				continue;		/* not kept: no verdict */
+			if ((int64_t) e[o.n] == 0)
+				return false;	/* sum is NULL: the comparison is not true */
+			v = load_i128(e[o.sum], e[o.sum + 1]);
+		}
+		switch (hv.op)
+		{
+			case PG_GPU_CMP_LT:
+				ok = v < c;
+				break;
+			case PG_GPU_CMP_LE:
+				ok = v <= c;
+				break;
+			case PG_GPU_CMP_EQ:
+				ok = v == c;
+				break;
+			case PG_GPU_CMP_GE:
+				ok = v >= c;
+				break;
+			case PG_GPU_CMP_GT:
+				ok = v > c;
+				break;
+			case PG_GPU_CMP_NE:
+				ok = v != c;
+				break;
+			default:
+				ok = true;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* A row's key from its key values. */
 PG_GPU_HD void
 row_key(const pg_gpu_agg_task &t, const pval *keys, group_key &gk)

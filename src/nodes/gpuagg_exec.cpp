@@ -333,7 +333,10 @@ explain_groups(PgGpuTableNode *t, ExplainState *es)
 {
 	if (t->nkeys > 0)
 	{
-		ExplainPropertyInteger("Groups", NULL, t->res.ngroups, es);
+		ExplainPropertyInteger("Groups", NULL, t->res.ngroups + t->res.groups_dropped, es);
+		if (t->task.nhaving > 0)
+			ExplainPropertyInteger("Groups Failing HAVING on the GPU", NULL,
+								   t->res.groups_dropped, es);
 		if (t->task.groups_max > 0)
 			ExplainPropertyInteger("Groups Bound", NULL, t->task.groups_max, es);
 		if (t->res.grows > 0)
@@ -350,6 +353,9 @@ ExplainGpuAggImpl(GpuAggState *s, ExplainState *es)
 	GpuAggPrivateRead(cscan->custom_private, &priv);
 	if (s->distinct)
 		ExplainPropertyText("Distinct", strVal(priv.distinct_text), es);
+	/* HAVING's terms the GPU tests before groups come back (pg_gpu_agg_task.having) */
+	if (s->t.task.nhaving > 0)
+		ExplainPropertyInteger("HAVING Terms Tested on the GPU", NULL, s->t.task.nhaving, es);
 	PgGpuTableNodeExplain(&s->t, strVal(priv.filter_text), es, explain_groups);
 }
 

@@ -20,6 +20,12 @@ extern "C" {
 #include "postgres.h"
 
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_opfamily_d.h"
+#include "commands/defrem.h"
+#include "access/stratnum.h"
+#include "utils/numeric.h"
+#include "utils/fmgrprotos.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "utils/syscache.h"
@@ -231,6 +237,204 @@ add_aggref(GpuAggBuild *b, Aggref *a)
 	b->out_coltype = lappend_int(b->out_coltype, coltype);
 	b->out_col = lappend_int(b->out_col, col);
 	return true;
+}
+
+/*
+ * A numeric or integer constant as an exact integer times 10^scale, if it is one
+ * (no digit below the scale, at most 36 digits): false otherwise.
+ */
+static bool
+const_scaled(Const *c, int scale, int128 *out)
+{
+	char	   *s;
+	const char *p;
+	int128		v = 0;
+	int			digits = 0;
+	int			frac = -1;
+	bool		neg = false;
+
+	switch (c->consttype)
+	{
+		case INT2OID:
+			s = psprintf("%d", (int) DatumGetInt16(c->constvalue));
+			break;
+		case INT4OID:
+			s = psprintf("%d", DatumGetInt32(c->constvalue));
+			break;
+		case INT8OID:
+			s = psprintf(INT64_FORMAT, DatumGetInt64(c->constvalue));
+			break;
+		case NUMERICOID:
+			s = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+			break;
+		default:
+			return false;
+	}
+	p = s;
+	if (*p == '-')
+	{
+		neg = true;
+		p++;
+	}
+	for (; *p; p++)
+	{
+		if (*p == '.' && frac < 0)
+		{
+			frac = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return false;		/* NaN, Infinity */
+		if (frac >= 0 && frac >= scale)
+		{
+			if (*p != '0')
+				return false;	/* a digit below the scale */
+			continue;
+		}
+		if (++digits > 36)
+			return false;
+		v = v * 10 + (*p - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	for (int i = frac < 0 ? 0 : frac; i < scale; i++)
+	{
+		if (++digits > 36)
+			return false;
+		v *= 10;
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+/*
+ * HAVING's terms the GPU can test on a finished group (pg_gpu_agg_task.having):
+ * count(*), or count or sum of an integer or numeric input, compared with a
+ * constant by a btree comparison operator (or its <>).  Each ANDed term of that
+ * form becomes one; the rest are left to GpuAgg's evaluation of the whole
+ * HAVING, which sees every group the pre-filter passes.  No float input: a float
+ * state's overflow is raised as its group is emitted, which a dropped group
+ * would not be.
+ */
+static void
+having_prefilter(GpuAggBuild *b, List *having)
+{
+	pg_gpu_agg_task *t = b->task;
+	ListCell   *lc;
+
+	for (int i = 0; i < t->ninputs; i++)
+		if (t->inputs[i].type == PG_GPU_FLOAT4 || t->inputs[i].type == PG_GPU_FLOAT8)
+			return;
+	foreach(lc, having)
+	{
+		OpExpr	   *op = (OpExpr *) lfirst(lc);
+		Node	   *l,
+				   *r;
+		Oid			opno;
+		int			k;
+		int			state,
+					col,
+					coltype,
+					cmp = 0;
+		pg_gpu_having hv;
+		int128		c;
+		ListCell   *lc2;
+
+		if (t->nhaving >= PG_GPU_MAX_HAVING)
+			break;
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		l = (Node *) linitial(op->args);
+		r = (Node *) lsecond(op->args);
+		opno = op->opno;
+		if (IsA(l, Const) && IsA(r, Aggref))
+		{
+			Node	   *x = l;
+
+			l = r;
+			r = x;
+			opno = get_commutator(opno);
+		}
+		if (!IsA(l, Aggref) || !IsA(r, Const) || ((Const *) r)->constisnull ||
+			!OidIsValid(opno))
+			continue;
+		k = -1;
+		{
+			int			i = 0;
+
+			foreach(lc2, b->aggs)
+			{
+				if (equal(lfirst(lc2), l))
+				{
+					k = i;
+					break;
+				}
+				i++;
+			}
+		}
+		if (k < 0)
+			continue;
+		state = list_nth_int(b->out_state, k);
+		col = list_nth_int(b->out_col, k);
+		coltype = list_nth_int(b->out_coltype, k);
+		memset(&hv, 0, sizeof(hv));
+		if (state == PG_GPU_AGGST_COUNT_STAR)
+			hv.input = -1;
+		else if (state == PG_GPU_AGGST_COUNT && col >= 0)
+		{
+			hv.input = (int16) col;
+			hv.what = PG_GPU_HAV_COUNT;
+		}
+		else if (state == PG_GPU_AGGST_SUM && col >= 0 &&
+				 ((coltype & 0xFF) == PG_GPU_INT2 || (coltype & 0xFF) == PG_GPU_INT4 ||
+				  (coltype & 0xFF) == PG_GPU_INT8 || (coltype & 0xFF) == PG_GPU_DECIMAL))
+		{
+			hv.input = (int16) col;
+			hv.what = PG_GPU_HAV_SUM;
+		}
+		else
+			continue;
+		/* a comparison of the integer or numeric btree families */
+		foreach(lc2, get_op_btree_interpretation(opno))
+		{
+			OpBtreeInterpretation *bi = (OpBtreeInterpretation *) lfirst(lc2);
+
+			if (bi->opfamily_id != INTEGER_BTREE_FAM_OID &&
+				bi->opfamily_id != get_opclass_family(GetDefaultOpClass(NUMERICOID, BTREE_AM_OID)))
+				continue;
+			switch (bi->strategy)
+			{
+				case BTLessStrategyNumber:
+					cmp = PG_GPU_CMP_LT;
+					break;
+				case BTLessEqualStrategyNumber:
+					cmp = PG_GPU_CMP_LE;
+					break;
+				case BTEqualStrategyNumber:
+					cmp = PG_GPU_CMP_EQ;
+					break;
+				case BTGreaterEqualStrategyNumber:
+					cmp = PG_GPU_CMP_GE;
+					break;
+				case BTGreaterStrategyNumber:
+					cmp = PG_GPU_CMP_GT;
+					break;
+				case ROWCOMPARE_NE:
+					cmp = PG_GPU_CMP_NE;
+					break;
+			}
+			if (cmp != 0)
+				break;
+		}
+		if (cmp == 0 ||
+			!const_scaled((Const *) r, (coltype & 0xFF) == PG_GPU_DECIMAL && hv.what == PG_GPU_HAV_SUM ?
+						  coltype >> 8 : 0, &c))
+			continue;
+		hv.op = (uint8) cmp;
+		hv.lo = (uint64) (uint128) c;
+		hv.hi = (uint64) ((uint128) c >> 64);
+		t->having[t->nhaving++] = hv;
+	}
 }
 
 /*
@@ -675,6 +879,11 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	cpath->path.parallel_safe = false;
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = ngroups;
+	/* direct mode applies HAVING: its selectivity, as cost_agg's */
+	if (direct && extra->havingQual != NULL)
+		cpath->path.rows = clamp_row_est(ngroups *
+										 clauselist_selectivity(root, (List *) extra->havingQual,
+																0, JOIN_INNER, NULL));
 	cpath->path.pathkeys = NIL;
 	/*
 	 * Every group is handed to the Finalize Aggregate as one tuple.  The GPU
@@ -709,6 +918,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.out_state = b.out_state;
 	priv.out_coltype = b.out_coltype;
 	priv.out_col = b.out_col;
+	if (direct && !distinct && grouped && extra->havingQual != NULL)
+		having_prefilter(&b, (List *) extra->havingQual);
 	priv.task = PgGpuTaskConst(b.task);
 	priv.filter_text = PgGpuFilterText(quals, rte->relid, scan_rel->relid);
 	priv.finalfns = finalfns;

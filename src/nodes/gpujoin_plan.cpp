@@ -278,6 +278,7 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 	cpath->custom_private = GpuJoinPrivateBuild(&priv, true);
 	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_path_methods
 		: &gpusemijoin_path_methods;
+	PgGpuDropRiskyNestLoops(joinrel, cpath->path.total_cost);
 	PgGpuAddPath(joinrel, &cpath->path);
 	return true;
 }
@@ -402,6 +403,7 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	cpath->custom_private = GpuJoinSlotPrivateBuild(&priv, true);
 	cpath->methods = sj.jointype == JOIN_INNER ? &gpuhashjoin_slot_path_methods
 		: &gpusemijoin_slot_path_methods;
+	PgGpuDropRiskyNestLoops(joinrel, cpath->path.total_cost);
 	PgGpuAddPath(joinrel, &cpath->path);
 }
 

@@ -180,6 +180,44 @@ cheapest_parallel_safe(RelOptInfo *rel)
 }
 
 /*
+ * A nested loop that probes its inner side once per outer row (its inner path
+ * parameterized: an index scan) costs in proportion to the estimate of its outer
+ * rows; a GPU join's key set costs about the same whatever that estimate.  Where
+ * the outer side is itself a join, that estimate can be far too low (TPC-H Q21 at
+ * SF 10: 10,807 rows estimated above a semi-join, 707,593 came), and above a GPU
+ * node the loop runs in one process where PostgreSQL's own plan would share it
+ * among its workers (Q21 took 5.6 s against PostgreSQL's 3.7 s).  So a GPU join
+ * path for joinrel that costs less than such a loop would with its per-row part
+ * multiplied by pg_gpu.nestloop_risk takes the loop's place: the loop is dropped
+ * from the rel's paths before the GPU path is offered.  Loops over a base table
+ * (whose estimate is the table's filter's) and loops the GPU path cannot come
+ * near stay.  Called before PgGpuAddPath with the GPU path's total cost.
+ */
+void
+PgGpuDropRiskyNestLoops(RelOptInfo *joinrel, Cost gpu_total)
+{
+	ListCell   *lc;
+
+	if (pg_gpu_force || pg_gpu_nestloop_risk <= 1.0)
+		return;
+	foreach(lc, joinrel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+		JoinPath   *jp = (JoinPath *) p;
+		Cost		per_rows;
+
+		if (!IsA(p, NestPath) || PATH_REQ_OUTER(p) != NULL ||
+			PATH_REQ_OUTER(jp->innerjoinpath) == NULL ||
+			!IS_JOIN_REL(jp->outerjoinpath->parent))
+			continue;
+		per_rows = p->total_cost - jp->outerjoinpath->total_cost;
+		if (gpu_total >= p->total_cost &&
+			gpu_total < jp->outerjoinpath->total_cost + pg_gpu_nestloop_risk * per_rows)
+			joinrel->pathlist = foreach_delete_current(joinrel->pathlist, lc);
+	}
+}
+
+/*
  * Offer a GPU path; pg_gpu.force makes it the only one.
  *
  * A GPU path is never parallel-safe.  PostgreSQL's partial plans above this rel
