@@ -1634,7 +1634,17 @@ class Gen:
                           "sum(a.i4) > %d" % r.randint(-100000, 100000),
                           "min(a.i2) < %d" % r.randint(-500, 500), "max(a.f8) > 0",
                           "avg(a.g2) > 20", "count(a.t) >= 1", "sum(a.f4) < 100",
-                          "count(*) > 1 AND max(a.i8) > 0", "stddev(a.i4) IS NOT NULL"])
+                          "count(*) > 1 AND max(a.i8) > 0", "stddev(a.i4) IS NOT NULL",
+                          # the forms GpuAgg tests on the GPU (docs/SEMANTICS.md 31):
+                          # commuted, =, <>, int2/int8/numeric sums, a constant
+                          # with a digit below n2's scale, NaN, two terms
+                          "%d <= count(*)" % r.choice([1, 3, 40]),
+                          "count(a.i2) = %d" % r.choice([0, 1, 2, 7]),
+                          "sum(a.i2) <> 0 AND count(*) >= 2",
+                          "sum(a.i8) <= %d" % r.randint(-10 ** 12, 10 ** 12),
+                          "sum(a.n2) >= %s" % r.choice(["0", "12.50", "-3.25", "12.505", "'NaN'"]),
+                          "sum(a.n4) < %s AND count(a.n4) > 1" % r.choice(["0", "1.0001", "-7.5"]),
+                          "sum(a.n) > %s" % r.choice(["0", "2.5", "-1"])])
             sql += " HAVING " + h
         x = r.random()
         lim = ""
