@@ -18,6 +18,8 @@ INSERT INTO hv SELECT CASE WHEN i % 3 = 0 THEN i % 50 ELSE i % 200 END, (ARRAY['
   i / 3.0
   FROM generate_series(1, 20000) i;
 VACUUM ANALYZE hv;
+CREATE FUNCTION hv_check(bigint) RETURNS bool LANGUAGE plpgsql COST 1 AS
+$$BEGIN IF $1 < 70 THEN RAISE EXCEPTION 'a small group'; END IF; RETURN true; END$$;
 
 SET pg_gpu.enabled = off;
 \i sql/include/agg_having_q.sql
@@ -30,7 +32,9 @@ EXPLAIN (COSTS OFF) SELECT g, sum(a) FROM hv GROUP BY g HAVING sum(a) >= -7000 A
 EXPLAIN (COSTS OFF) SELECT g, sum(a) FROM hv GROUP BY g HAVING sum(a) < -2999.995;
 EXPLAIN (COSTS OFF) SELECT g, max(a) FROM hv GROUP BY g HAVING max(a) > 99.5 AND sum(a) > 0;
 EXPLAIN (COSTS OFF) SELECT g, sum(f) FROM hv GROUP BY g HAVING sum(a) > 1000;
+EXPLAIN (COSTS OFF) SELECT g FROM hv GROUP BY g HAVING hv_check(count(*)) AND count(*) > 150;
 
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE hv;
+DROP FUNCTION hv_check(bigint);

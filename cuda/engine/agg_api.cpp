@@ -98,6 +98,16 @@ valid_agg_task(const pg_gpu_agg_task *t)
 		 !(is_text_type(t->keys[0].type) || int_word(t->keys[0].type)) ||
 		 (t->nkeys == 2 && !(int_word(t->keys[0].type) && int_word(t->keys[1].type)))))
 		return false;
+	/* HAVING's pre-filter: grouped tasks only, each term on an input or the rows */
+	if (t->nhaving < 0 || t->nhaving > PG_GPU_MAX_HAVING ||
+		(t->nhaving > 0 && (t->nkeys == 0 || t->sort || t->collect)))
+		return false;
+	for (int h = 0; h < t->nhaving; h++)
+		if (t->having[h].input < -1 || t->having[h].input >= t->ninputs ||
+			t->having[h].op < PG_GPU_CMP_LT || t->having[h].op > PG_GPU_CMP_NE ||
+			(t->having[h].input >= 0 && t->having[h].what != PG_GPU_HAV_COUNT &&
+			 t->having[h].what != PG_GPU_HAV_SUM))
+			return false;
 	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
 }
 

@@ -408,7 +408,10 @@ group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	if (agg->task.nhaving > 0)
 	{
 		unsigned long long kept = 0;
-		cudaError_t krc = cudaMemcpy(&kept, d_pos, sizeof(kept), cudaMemcpyDeviceToHost);
+		cudaError_t krc = cudaGetLastError();
+
+		if (krc == cudaSuccess)
+			krc = cudaMemcpy(&kept, d_pos, sizeof(kept), cudaMemcpyDeviceToHost);
 
 		if (krc != cudaSuccess)
 		{

@@ -24,3 +24,11 @@ SELECT g, max(a), avg(a) FROM hv GROUP BY g HAVING max(a) > 99.5 AND sum(a) > 0 
 SELECT g, sum(f), sum(a) FROM hv GROUP BY g HAVING sum(a) > 1000 ORDER BY g;
 -- two keys, one text
 SELECT g % 5 AS g5, t, count(*), sum(a) FROM hv GROUP BY g % 5, t HAVING count(*) >= 400 AND sum(a) > -10000 ORDER BY 1, 2;
+-- a term that raises for small groups, written first: PostgreSQL evaluates it
+-- before count(*) > 150 (equal costs, written order), so no group may be held
+-- back before it runs (no pre-filter beside a term that may raise)
+SELECT g FROM hv GROUP BY g HAVING hv_check(count(*)) AND count(*) > 150 ORDER BY g;
+SELECT g FROM hv GROUP BY g HAVING hv_check(count(*) + 100) AND count(*) > 150 ORDER BY g;
+-- PostgreSQL tests the cheaper term first: max(s) > 100 fails every group, so
+-- the division by a zero count(a) (groups 57, 77, 147) never runs
+SELECT g FROM hv GROUP BY g HAVING sum(b) / count(a) > 2 AND max(s) > 100 ORDER BY g;

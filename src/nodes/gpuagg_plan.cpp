@@ -307,6 +307,135 @@ const_scaled(Const *c, int scale, int128 *out)
 	return true;
 }
 
+/* opno as a comparison of the integer or numeric btree families (pg_gpu_cmp), or 0 */
+static int
+btree_cmp(Oid opno)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(opno))
+		return 0;
+	foreach(lc, get_op_btree_interpretation(opno))
+	{
+		OpBtreeInterpretation *bi = (OpBtreeInterpretation *) lfirst(lc);
+
+		if (bi->opfamily_id != INTEGER_BTREE_FAM_OID &&
+			bi->opfamily_id != get_opclass_family(GetDefaultOpClass(NUMERICOID, BTREE_AM_OID)))
+			continue;
+		switch (bi->strategy)
+		{
+			case BTLessStrategyNumber:
+				return PG_GPU_CMP_LT;
+			case BTLessEqualStrategyNumber:
+				return PG_GPU_CMP_LE;
+			case BTEqualStrategyNumber:
+				return PG_GPU_CMP_EQ;
+			case BTGreaterEqualStrategyNumber:
+				return PG_GPU_CMP_GE;
+			case BTGreaterStrategyNumber:
+				return PG_GPU_CMP_GT;
+			case ROWCOMPARE_NE:
+				return PG_GPU_CMP_NE;
+		}
+	}
+	return 0;
+}
+
+/* term (an ANDed item of HAVING) as a pre-filter term in *hv, if it is one */
+static bool
+having_term(GpuAggBuild *b, Node *term, pg_gpu_having *hv)
+{
+	OpExpr	   *op = (OpExpr *) term;
+	Node	   *l,
+			   *r;
+	Oid			opno;
+	int			k = 0;
+	int			state,
+				col,
+				coltype,
+				cmp;
+	int128		c;
+	ListCell   *lc;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+		return false;
+	l = (Node *) linitial(op->args);
+	r = (Node *) lsecond(op->args);
+	opno = op->opno;
+	if (IsA(l, Const) && IsA(r, Aggref))
+	{
+		Node	   *x = l;
+
+		l = r;
+		r = x;
+		opno = get_commutator(opno);
+	}
+	if (!IsA(l, Aggref) || !IsA(r, Const) || ((Const *) r)->constisnull ||
+		(cmp = btree_cmp(opno)) == 0)
+		return false;
+	foreach(lc, b->aggs)
+	{
+		if (equal(lfirst(lc), l))
+			break;
+		k++;
+	}
+	if (lc == NULL)
+		return false;
+	state = list_nth_int(b->out_state, k);
+	col = list_nth_int(b->out_col, k);
+	coltype = list_nth_int(b->out_coltype, k);
+	memset(hv, 0, sizeof(*hv));
+	if (state == PG_GPU_AGGST_COUNT_STAR)
+		hv->input = -1;
+	else if (state == PG_GPU_AGGST_COUNT && col >= 0)
+	{
+		hv->input = (int16) col;
+		hv->what = PG_GPU_HAV_COUNT;
+	}
+	else if (state == PG_GPU_AGGST_SUM && col >= 0 &&
+			 ((coltype & 0xFF) == PG_GPU_INT2 || (coltype & 0xFF) == PG_GPU_INT4 ||
+			  (coltype & 0xFF) == PG_GPU_INT8 || (coltype & 0xFF) == PG_GPU_DECIMAL))
+	{
+		hv->input = (int16) col;
+		hv->what = PG_GPU_HAV_SUM;
+	}
+	else
+		return false;
+	if (!const_scaled((Const *) r, (coltype & 0xFF) == PG_GPU_DECIMAL && hv->what == PG_GPU_HAV_SUM ?
+					  coltype >> 8 : 0, &c))
+		return false;
+	hv->op = (uint8) cmp;
+	hv->lo = (uint64) (uint128) c;
+	hv->hi = (uint64) ((uint128) c >> 64);
+	return true;
+}
+
+/*
+ * Whether a HAVING term PostgreSQL may evaluate before a tested one raises
+ * nothing and does nothing: a comparison of the integer or numeric btree
+ * families between aggregates, grouping columns and constants (such a
+ * comparison of valid values raises nothing, though numeric's are not marked
+ * leakproof), or what PgGpuMayRaise accepts.
+ */
+static bool
+having_term_safe(Node *term)
+{
+	if (IsA(term, OpExpr) && btree_cmp(((OpExpr *) term)->opno) != 0)
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((OpExpr *) term)->args)
+		{
+			Node	   *a = (Node *) lfirst(lc);
+
+			if (!IsA(a, Aggref) && !IsA(a, Var) && !IsA(a, Const))
+				return false;
+		}
+		return true;
+	}
+	return !PgGpuMayRaise(term);
+}
+
 /*
  * HAVING's terms the GPU can test on a finished group (pg_gpu_agg_task.having):
  * count(*), or count or sum of an integer or numeric input, compared with a
@@ -314,12 +443,18 @@ const_scaled(Const *c, int scale, int128 *out)
  * form becomes one; the rest are left to GpuAgg's evaluation of the whole
  * HAVING, which sees every group the pre-filter passes.  No float input: a float
  * state's overflow is raised as its group is emitted, which a dropped group
- * would not be.
+ * would not be.  And none at all unless every other term is safe
+ * (having_term_safe): PostgreSQL evaluates HAVING's terms in its own order
+ * (order_qual_clauses: by cost, then as written) and stops at the first false
+ * one, so a term that may raise or have a side effect could run before a tested
+ * one there, for a group the GPU would hold back.
  */
 static void
 having_prefilter(GpuAggBuild *b, List *having)
 {
 	pg_gpu_agg_task *t = b->task;
+	pg_gpu_having terms[PG_GPU_MAX_HAVING];
+	int			n = 0;
 	ListCell   *lc;
 
 	for (int i = 0; i < t->ninputs; i++)
@@ -327,114 +462,18 @@ having_prefilter(GpuAggBuild *b, List *having)
 			return;
 	foreach(lc, having)
 	{
-		OpExpr	   *op = (OpExpr *) lfirst(lc);
-		Node	   *l,
-				   *r;
-		Oid			opno;
-		int			k;
-		int			state,
-					col,
-					coltype,
-					cmp = 0;
 		pg_gpu_having hv;
-		int128		c;
-		ListCell   *lc2;
 
-		if (t->nhaving >= PG_GPU_MAX_HAVING)
-			break;
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
-			continue;
-		l = (Node *) linitial(op->args);
-		r = (Node *) lsecond(op->args);
-		opno = op->opno;
-		if (IsA(l, Const) && IsA(r, Aggref))
+		if (having_term(b, (Node *) lfirst(lc), &hv))
 		{
-			Node	   *x = l;
-
-			l = r;
-			r = x;
-			opno = get_commutator(opno);
+			if (n < PG_GPU_MAX_HAVING)
+				terms[n++] = hv;
 		}
-		if (!IsA(l, Aggref) || !IsA(r, Const) || ((Const *) r)->constisnull ||
-			!OidIsValid(opno))
-			continue;
-		k = -1;
-		{
-			int			i = 0;
-
-			foreach(lc2, b->aggs)
-			{
-				if (equal(lfirst(lc2), l))
-				{
-					k = i;
-					break;
-				}
-				i++;
-			}
-		}
-		if (k < 0)
-			continue;
-		state = list_nth_int(b->out_state, k);
-		col = list_nth_int(b->out_col, k);
-		coltype = list_nth_int(b->out_coltype, k);
-		memset(&hv, 0, sizeof(hv));
-		if (state == PG_GPU_AGGST_COUNT_STAR)
-			hv.input = -1;
-		else if (state == PG_GPU_AGGST_COUNT && col >= 0)
-		{
-			hv.input = (int16) col;
-			hv.what = PG_GPU_HAV_COUNT;
-		}
-		else if (state == PG_GPU_AGGST_SUM && col >= 0 &&
-				 ((coltype & 0xFF) == PG_GPU_INT2 || (coltype & 0xFF) == PG_GPU_INT4 ||
-				  (coltype & 0xFF) == PG_GPU_INT8 || (coltype & 0xFF) == PG_GPU_DECIMAL))
-		{
-			hv.input = (int16) col;
-			hv.what = PG_GPU_HAV_SUM;
-		}
-		else
-			continue;
-		/* a comparison of the integer or numeric btree families */
-		foreach(lc2, get_op_btree_interpretation(opno))
-		{
-			OpBtreeInterpretation *bi = (OpBtreeInterpretation *) lfirst(lc2);
-
-			if (bi->opfamily_id != INTEGER_BTREE_FAM_OID &&
-				bi->opfamily_id != get_opclass_family(GetDefaultOpClass(NUMERICOID, BTREE_AM_OID)))
-				continue;
-			switch (bi->strategy)
-			{
-				case BTLessStrategyNumber:
-					cmp = PG_GPU_CMP_LT;
-					break;
-				case BTLessEqualStrategyNumber:
-					cmp = PG_GPU_CMP_LE;
-					break;
-				case BTEqualStrategyNumber:
-					cmp = PG_GPU_CMP_EQ;
-					break;
-				case BTGreaterEqualStrategyNumber:
-					cmp = PG_GPU_CMP_GE;
-					break;
-				case BTGreaterStrategyNumber:
-					cmp = PG_GPU_CMP_GT;
-					break;
-				case ROWCOMPARE_NE:
-					cmp = PG_GPU_CMP_NE;
-					break;
-			}
-			if (cmp != 0)
-				break;
-		}
-		if (cmp == 0 ||
-			!const_scaled((Const *) r, (coltype & 0xFF) == PG_GPU_DECIMAL && hv.what == PG_GPU_HAV_SUM ?
-						  coltype >> 8 : 0, &c))
-			continue;
-		hv.op = (uint8) cmp;
-		hv.lo = (uint64) (uint128) c;
-		hv.hi = (uint64) ((uint128) c >> 64);
-		t->having[t->nhaving++] = hv;
+		else if (!having_term_safe((Node *) lfirst(lc)))
+			return;
 	}
+	t->nhaving = n;
+	memcpy(t->having, terms, n * sizeof(pg_gpu_having));
 }
 
 /*
@@ -989,6 +1028,49 @@ PgGpuAggPaths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 }
 
 
+/*
+ * HAVING's terms in the order PostgreSQL's Agg evaluates them
+ * (createplan.c's order_qual_clauses: cheapest first, equal costs as written),
+ * so that a term that raises runs for the same groups as there (the GPU's
+ * pre-filter relies on it: docs/SEMANTICS.md 31).
+ */
+static List *
+having_order(PlannerInfo *root, List *quals)
+{
+	int			n = list_length(quals);
+	Node	  **items;
+	Cost	   *costs;
+	List	   *out = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	if (n <= 1)
+		return quals;
+	items = (Node **) palloc(n * sizeof(Node *));
+	costs = (Cost *) palloc(n * sizeof(Cost));
+	foreach(lc, quals)
+	{
+		QualCost	qc;
+		Node	   *x = (Node *) lfirst(lc);
+		int			j = i;
+
+		cost_qual_eval_node(&qc, x, root);
+		/* insertion sort, stable */
+		while (j > 0 && costs[j - 1] > qc.per_tuple)
+		{
+			items[j] = items[j - 1];
+			costs[j] = costs[j - 1];
+			j--;
+		}
+		items[j] = x;
+		costs[j] = qc.per_tuple;
+		i++;
+	}
+	for (i = 0; i < n; i++)
+		out = lappend(out, items[i]);
+	return out;
+}
+
 static Plan *
 PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				   List *tlist, List *custom_plans)
@@ -1002,6 +1084,7 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = (List *) copyObject(priv.having);
 	if (cscan->scan.plan.qual && !IsA(cscan->scan.plan.qual, List))
 		cscan->scan.plan.qual = make_ands_implicit((Expr *) cscan->scan.plan.qual);
+	cscan->scan.plan.qual = having_order(root, cscan->scan.plan.qual);
 	cscan->scan.scanrelid = priv.relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;

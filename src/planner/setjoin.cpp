@@ -493,7 +493,9 @@ PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
  * Whether evaluating node may raise an error for some row: anything but
  * columns, constants, the control constructs, and operators and functions
  * that are leakproof (which raise nothing that depends on their arguments) or
- * LIKE with a pattern that raises nothing (PgGpuLikeCannotRaise).
+ * LIKE with a pattern that raises nothing (PgGpuLikeCannotRaise).  An
+ * aggregate is a value here (HAVING: every group's aggregates are computed
+ * whatever HAVING says); its arguments are not looked into.
  */
 static bool
 may_raise(Node *node, void *context)
@@ -509,6 +511,7 @@ may_raise(Node *node, void *context)
 		case T_Var:
 		case T_Const:
 		case T_CaseTestExpr:
+		case T_Aggref:
 			return false;
 		case T_List:
 		case T_RelabelType:
@@ -547,6 +550,12 @@ may_raise(Node *node, void *context)
 			return true;
 	}
 	return expression_tree_walker(node, (bool (*)()) (void *) may_raise, context);
+}
+
+bool
+PgGpuMayRaise(Node *node)
+{
+	return may_raise(node, NULL);
 }
 
 /* Whether an expression reads a text column. */

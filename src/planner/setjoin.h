@@ -106,6 +106,8 @@ bool		PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *o
  * aggregation reads) with each of them a NULL constant, so that the columns
  * they alone read are not carried.
  */
+/* Whether evaluating node may raise an error or have a side effect (setjoin.cpp) */
+bool		PgGpuMayRaise(Node *node);
 List	   *PgGpuStarDimExprs(PlannerInfo *root, PgGpuStarJoin *star, List *within, Node *exprs,
 							  Node **rest);
 
