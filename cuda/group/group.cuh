@@ -924,29 +924,7 @@ group_having_pass(const uint64_t *e, const pg_gpu_agg_task &t, const group_layou
 				return false;	/* sum is NULL: the comparison is not true */
 			v = load_i128(e[o.sum], e[o.sum + 1]);
 		}
-		switch (hv.op)
-		{
-			case PG_GPU_CMP_LT:
-				ok = v < c;
-				break;
-			case PG_GPU_CMP_LE:
-				ok = v <= c;
-				break;
-			case PG_GPU_CMP_EQ:
-				ok = v == c;
-				break;
-			case PG_GPU_CMP_GE:
-				ok = v >= c;
-				break;
-			case PG_GPU_CMP_GT:
-				ok = v > c;
-				break;
-			case PG_GPU_CMP_NE:
-				ok = v != c;
-				break;
-			default:
-				ok = true;
-		}
+		ok = cmp_holds(v < c ? -1 : (v > c ? 1 : 0), hv.op);
 		if (!ok)
 			return false;
 	}

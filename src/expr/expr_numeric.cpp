@@ -92,8 +92,8 @@ PgGpuNumericColumnScale(int32 typmod, bool *fixed)
 }
 
 /* A numeric Datum as v * 10^dscale and its dscale; false for NaN, +-Inf, too big. */
-static bool
-numeric_scaled(Datum d, int128 *v, int *dscale)
+bool
+PgGpuNumericScaled(Datum d, __int128 *v, int *dscale)
 {
 	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
 	bool		neg = false;
@@ -271,7 +271,7 @@ PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
 				int			ds = 0;
 				int			idx;
 
-				if (!k->constisnull && !numeric_scaled(k->constvalue, &v, &ds))
+				if (!k->constisnull && !PgGpuNumericScaled(k->constvalue, &v, &ds))
 					return false;
 				if (!add_decimal_const(c, v, k->constisnull, &idx))
 					return false;

@@ -20,12 +20,6 @@ extern "C" {
 #include "postgres.h"
 
 #include "catalog/pg_aggregate.h"
-#include "catalog/pg_am_d.h"
-#include "catalog/pg_opfamily_d.h"
-#include "commands/defrem.h"
-#include "access/stratnum.h"
-#include "utils/numeric.h"
-#include "utils/fmgrprotos.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "utils/syscache.h"
@@ -240,105 +234,61 @@ add_aggref(GpuAggBuild *b, Aggref *a)
 }
 
 /*
- * A numeric or integer constant as an exact integer times 10^scale, if it is one
- * (no digit below the scale, at most 36 digits): false otherwise.
+ * An integer or numeric constant as an exact integer times 10^scale, if it is
+ * one (no non-zero digit below the scale, and within 2^120): false otherwise.
  */
 static bool
 const_scaled(Const *c, int scale, int128 *out)
 {
-	char	   *s;
-	const char *p;
-	int128		v = 0;
-	int			digits = 0;
-	int			frac = -1;
-	bool		neg = false;
+	const int128 limit = (int128) 1 << 120;
+	int128		v;
+	int			ds = 0;
 
 	switch (c->consttype)
 	{
 		case INT2OID:
-			s = psprintf("%d", (int) DatumGetInt16(c->constvalue));
+			v = DatumGetInt16(c->constvalue);
 			break;
 		case INT4OID:
-			s = psprintf("%d", DatumGetInt32(c->constvalue));
+			v = DatumGetInt32(c->constvalue);
 			break;
 		case INT8OID:
-			s = psprintf(INT64_FORMAT, DatumGetInt64(c->constvalue));
+			v = DatumGetInt64(c->constvalue);
 			break;
 		case NUMERICOID:
-			s = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+			if (!PgGpuNumericScaled(c->constvalue, &v, &ds))
+				return false;	/* NaN, Infinity, too big */
 			break;
 		default:
 			return false;
 	}
-	p = s;
-	if (*p == '-')
+	for (; ds > scale; ds--)
 	{
-		neg = true;
-		p++;
+		if (v % 10 != 0)
+			return false;		/* a digit below the scale */
+		v /= 10;
 	}
-	for (; *p; p++)
+	for (; ds < scale; ds++)
 	{
-		if (*p == '.' && frac < 0)
-		{
-			frac = 0;
-			continue;
-		}
-		if (*p < '0' || *p > '9')
-			return false;		/* NaN, Infinity */
-		if (frac >= 0 && frac >= scale)
-		{
-			if (*p != '0')
-				return false;	/* a digit below the scale */
-			continue;
-		}
-		if (++digits > 36)
-			return false;
-		v = v * 10 + (*p - '0');
-		if (frac >= 0)
-			frac++;
-	}
-	for (int i = frac < 0 ? 0 : frac; i < scale; i++)
-	{
-		if (++digits > 36)
+		if (v >= limit / 10 || v <= -limit / 10)
 			return false;
 		v *= 10;
 	}
-	*out = neg ? -v : v;
+	*out = v;
 	return true;
 }
 
-/* opno as a comparison of the integer or numeric btree families (pg_gpu_cmp), or 0 */
+/* opno as a btree comparison (pg_gpu_cmp) of integers and numerics, or 0 */
 static int
-btree_cmp(Oid opno)
+btree_cmp(Oid opno, Oid lefttype, Oid righttype)
 {
-	ListCell   *lc;
+	auto		number = [](Oid t) {
+		return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID;
+	};
 
-	if (!OidIsValid(opno))
+	if (!OidIsValid(opno) || !number(lefttype) || !number(righttype))
 		return 0;
-	foreach(lc, get_op_btree_interpretation(opno))
-	{
-		OpBtreeInterpretation *bi = (OpBtreeInterpretation *) lfirst(lc);
-
-		if (bi->opfamily_id != INTEGER_BTREE_FAM_OID &&
-			bi->opfamily_id != get_opclass_family(GetDefaultOpClass(NUMERICOID, BTREE_AM_OID)))
-			continue;
-		switch (bi->strategy)
-		{
-			case BTLessStrategyNumber:
-				return PG_GPU_CMP_LT;
-			case BTLessEqualStrategyNumber:
-				return PG_GPU_CMP_LE;
-			case BTEqualStrategyNumber:
-				return PG_GPU_CMP_EQ;
-			case BTGreaterEqualStrategyNumber:
-				return PG_GPU_CMP_GE;
-			case BTGreaterStrategyNumber:
-				return PG_GPU_CMP_GT;
-			case ROWCOMPARE_NE:
-				return PG_GPU_CMP_NE;
-		}
-	}
-	return 0;
+	return PgGpuBtreeStrategy(opno, lefttype, righttype);
 }
 
 /* term (an ANDed item of HAVING) as a pre-filter term in *hv, if it is one */
@@ -371,7 +321,7 @@ having_term(GpuAggBuild *b, Node *term, pg_gpu_having *hv)
 		opno = get_commutator(opno);
 	}
 	if (!IsA(l, Aggref) || !IsA(r, Const) || ((Const *) r)->constisnull ||
-		(cmp = btree_cmp(opno)) == 0)
+		(cmp = btree_cmp(opno, exprType(l), exprType(r))) == 0)
 		return false;
 	foreach(lc, b->aggs)
 	{
@@ -420,7 +370,9 @@ having_term(GpuAggBuild *b, Node *term, pg_gpu_having *hv)
 static bool
 having_term_safe(Node *term)
 {
-	if (IsA(term, OpExpr) && btree_cmp(((OpExpr *) term)->opno) != 0)
+	if (IsA(term, OpExpr) && list_length(((OpExpr *) term)->args) == 2 &&
+		btree_cmp(((OpExpr *) term)->opno, exprType((Node *) linitial(((OpExpr *) term)->args)),
+				  exprType((Node *) lsecond(((OpExpr *) term)->args))) != 0)
 	{
 		ListCell   *lc;
 
