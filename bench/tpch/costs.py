@@ -27,6 +27,8 @@ def main():
     ap.add_argument("--sf", type=float, default=10)
     ap.add_argument("--timeout-s", type=float, default=60)
     ap.add_argument("--emulate", action="store_true")
+    ap.add_argument("--plan-only", action="store_true",
+                    help="EXPLAIN (COSTS ON) without running the query")
     a = ap.parse_args()
     for name in a.queries.split(","):
         q = Q[name]
@@ -39,7 +41,8 @@ def main():
             if mode != "pg8":
                 script += WARM
             script += "".join(f"SET {x};\n" for x in s)
-            script += f"EXPLAIN (ANALYZE, COSTS ON, TIMING OFF) {q};\n"
+            opts = "COSTS ON" if a.plan_only else "ANALYZE, COSTS ON, TIMING OFF"
+            script += f"EXPLAIN ({opts}) {q};\n"
             r = subprocess.run([*PSQL, "-q", "-At"], input=script, capture_output=True,
                                text=True, timeout=a.timeout_s * 2 + 60)
             print(f"==== {name} {mode}", flush=True)

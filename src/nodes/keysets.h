@@ -96,6 +96,12 @@ bool		PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode no
 bool		PgGpuSetsParallelSafe(List *sources, List *children, EState *estate);
 
 /*
+ * Whether a set's keys are collected on the GPU from a table of min_pages
+ * pages or more (whose build scan then wants pin workers of its own).
+ */
+bool		PgGpuSetsScanLarge(List *sources, BlockNumber min_pages);
+
+/*
  * Whether the GPU service can hold every set of these sources (no dictionary,
  * no payload, no kept rows): a task that probes them may then run there.
  */
