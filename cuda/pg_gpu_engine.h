@@ -501,6 +501,16 @@ typedef struct pg_gpu_agg_task
 	 */
 	int32_t		nhaving;
 	pg_gpu_having having[PG_GPU_MAX_HAVING];
+	/*
+	 * Grouped by one integer key: 1 + a set of integer keys each of which is a
+	 * group even when no row has it (0: none), its seed_n distinct keys known
+	 * to the caller.  A LEFT JOIN grouped by its preserved side's unique key
+	 * (docs/SEMANTICS.md 32): such a group comes back with 0 rows and every
+	 * input empty; the caller reads count(*) as 1 there.
+	 */
+	int32_t		seed_set;
+	int32_t		seed_pad;
+	int64_t		seed_n;
 } pg_gpu_agg_task;
 
 /*

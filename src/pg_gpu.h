@@ -99,6 +99,9 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_SERVICE_MEMORY,	/* the GPU service ran out of host memory
 								 * (std::bad_alloc in its thread): the task
 								 * failed, the service went on */
+	PG_GPU_FB_NULL_KEYS,		/* a LEFT JOIN's preserved side, whose keys are
+								 * GpuAgg's groups, holds a NULL key: the CPU
+								 * joins */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

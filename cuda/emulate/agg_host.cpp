@@ -872,6 +872,29 @@ host_agg_finish(host_agg *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 	}
 	else if (h->task.nkeys > 0 && !h->task.collect)
 	{
+		/* seeded groups: every key of the seed set (group.cu's group_seed) */
+		if (h->task.seed_set > 0)
+		{
+			const pg_gpu_set_ref &s = h->task.sets[h->task.seed_set - 1];
+			const uint64_t *slots = (const uint64_t *) (uintptr_t) s.tab;
+
+			host_grow(h, (uint64_t) h->task.seed_n);
+			for (uint64_t i = 0; i <= s.mask; i++)
+			{
+				group_key	gk;
+
+				if (seed_key(slots[i], (const int64_t *) (uintptr_t) s.vals, gk) &&
+					group_find<HostAtomics>(h->tab.data(), h->cap - 1, h->task, h->L, gk,
+											key_hash(gk.w, 1), nullptr, 0, &h->inserted,
+											nullptr) < 0)
+				{
+					err->status = PG_GPU_INVALID_TASK;
+					snprintf(err->message, sizeof(err->message),
+							 "the emulated hash table overflowed");
+					return PG_GPU_INVALID_TASK;
+				}
+			}
+		}
 		h->groups.clear();
 		h->groups.reserve(h->inserted * h->L.words);
 		for (uint64_t i = 0; i < h->cap; i++)

@@ -108,6 +108,15 @@ valid_agg_task(const pg_gpu_agg_task *t)
 			(t->having[h].input >= 0 && t->having[h].what != PG_GPU_HAV_COUNT &&
 			 t->having[h].what != PG_GPU_HAV_SUM))
 			return false;
+	/* seeded groups: one integer key, a set of integer keys */
+	if (t->seed_set < 0 || t->seed_set > PG_GPU_MAX_SETS || t->seed_n < 0 ||
+		(t->seed_set > 0 &&
+		 (t->nkeys != 1 || t->sort || t->collect || t->nhaving > 0 || t->weight.len > 0 ||
+		  t->seed_set > t->nsets ||
+		  !(t->keys[0].type == PG_GPU_INT2 || t->keys[0].type == PG_GPU_INT4 ||
+			t->keys[0].type == PG_GPU_INT8) ||
+		  t->sets[t->seed_set - 1].type != PG_GPU_INT8 || t->sets[t->seed_set - 1].trie != 0)))
+		return false;
 	return valid_expr(t, t->filter, false) && valid_expr(t, t->weight, false);
 }
 

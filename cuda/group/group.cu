@@ -155,6 +155,28 @@ group_rehash_kernel(const uint64_t *old, uint64_t old_cap, uint64_t *tab, uint64
 	}
 }
 
+/*
+ * Seeded groups: each key of the set (its slots) a group, inserted with no rows
+ * where no row made it.
+ */
+__global__ void
+group_seed_kernel(const uint64_t *slots, uint64_t nslots, const int64_t *vals, uint64_t *tab,
+				  uint64_t mask, const __grid_constant__ pg_gpu_agg_task task, const group_layout L,
+				  uint64_t *inserted, int *err)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < nslots;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		group_key	gk;
+
+		if (!seed_key(slots[i], vals, gk))
+			continue;
+		if (group_find<DevAtomics>(tab, mask, task, L, gk, key_hash(gk.w, 1), nullptr, 0,
+								   inserted, nullptr) < 0)
+			atomicCAS(err, 0, (int) PG_GPU_INVALID_TASK);
+	}
+}
+
 /* Copy the occupied entries that pass HAVING's pre-filter into a dense array. */
 __global__ void
 group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out,
@@ -377,6 +399,36 @@ group_ranges_async(gpu_agg *agg, chunk_slot &s, const cc_chunk &c, uint64_t rows
 		agg->smem_str, s.d_rows, s.d_err);
 }
 
+/* The task's seeded groups: every key of its seed set, after the rows' groups. */
+static pg_gpu_status
+group_seed(gpu_agg *agg, pg_gpu_error *err)
+{
+	const pg_gpu_set_ref &s = agg->task.sets[agg->task.seed_set - 1];
+	int		   *d_err = nullptr;
+	int			kerr = 0;
+	pg_gpu_status st;
+
+	if ((st = table_reserve(agg, (uint64_t) agg->task.seed_n, err)) != PG_GPU_OK ||
+		(st = device_alloc(sizeof(int), (void **) &d_err, err)) != PG_GPU_OK)
+		return st;
+	cudaError_t rc = cudaMemset(d_err, 0, sizeof(int));
+
+	if (rc == cudaSuccess)
+	{
+		group_seed_kernel<<<agg->max_blocks, grid_policy::threads, 0, agg->main_stream>>>(
+			(const uint64_t *) (uintptr_t) s.tab, s.mask + 1, (const int64_t *) (uintptr_t) s.vals,
+			agg->d_tab, agg->cap - 1, agg->task, agg->layout, agg->d_inserted, d_err);
+		if ((rc = cudaGetLastError()) == cudaSuccess)
+			rc = cudaMemcpy(&kerr, d_err, sizeof(int), cudaMemcpyDeviceToHost);
+	}
+	device_free(d_err);
+	if (rc != cudaSuccess)
+		return from_cuda(err, rc, "group_seed_kernel");
+	if (kerr != 0)
+		return set_error(err, PG_GPU_INVALID_TASK, "the GPU hash table overflowed");
+	return PG_GPU_OK;
+}
+
 /* Grouped: copy the table's groups, densely, to host memory. */
 static pg_gpu_status
 group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
@@ -387,6 +439,8 @@ group_collect(gpu_agg *agg, pg_gpu_agg_result *res, pg_gpu_error *err)
 	unsigned long long *d_pos = nullptr;
 	pg_gpu_status st;
 
+	if (agg->task.seed_set > 0 && (st = group_seed(agg, err)) != PG_GPU_OK)
+		return st;
 	PG_GPU_TRY(err, cudaMemcpy(&groups, agg->d_inserted, sizeof(groups), cudaMemcpyDeviceToHost));
 	agg->ngroups = (int64_t) groups;
 	res->ngroups = agg->ngroups;

@@ -961,6 +961,23 @@ row_key(const pg_gpu_agg_task &t, const pval *keys, group_key &gk)
 	}
 }
 
+/*
+ * A seeded group's key (the task's seed_set): the key in slot `slot` of an
+ * integer key set (keyset.cuh: its low 32 bits the key's index + 1; 0 an
+ * empty slot, false), as the one integer group key's word.
+ */
+PG_GPU_HD bool
+seed_key(uint64_t slot, const int64_t *vals, group_key &gk)
+{
+	if (slot == 0)
+		return false;
+	gk.w[0] = 0;
+	gk.w[1] = (uint64_t) vals[(slot & 0xFFFFFFFFULL) - 1];
+	gk.p[0] = 0;
+	gk.olen[0] = 0;
+	return true;
+}
+
 /* An entry's key, to merge the entry into another table. */
 PG_GPU_HD void
 entry_key(const uint64_t *e, const pg_gpu_agg_task &t, const group_layout &L,

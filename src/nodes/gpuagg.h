@@ -147,6 +147,7 @@ typedef struct GpuAggState
 	bool		distinct;
 	int			nkeys_out;		/* grouping keys in the scan tuple */
 	int64		fold_distinct;	/* the emitted row's count(DISTINCT x) */
+	int64		seeded_empty;	/* seeded groups emitted without rows */
 
 	/* execution */
 	int64		next_group;		/* grouped: next group to emit */

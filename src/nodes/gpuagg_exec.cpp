@@ -147,6 +147,16 @@ PgGpuAggEmitRow(GpuAggState *s, const uint64 *keys, uint32 nullmask, int64 rows,
 	int			nkeys = s->nkeys_out;
 	MemoryContext old;
 
+	/*
+	 * A seeded group without rows (a LEFT JOIN's build key no probe row
+	 * matched): PostgreSQL's join made one row for it, NULL on the probe side,
+	 * so count(*) is 1; the inputs' states are empty (docs/SEMANTICS.md 32).
+	 */
+	if (s->t.task.seed_set > 0 && rows == 0)
+	{
+		rows = 1;
+		s->seeded_empty++;
+	}
 	MemoryContextReset(s->row_cxt);
 	old = MemoryContextSwitchTo(s->row_cxt);
 	ExecClearTuple(slot);
@@ -356,6 +366,13 @@ ExplainGpuAggImpl(GpuAggState *s, ExplainState *es)
 	/* HAVING's terms the GPU tests before groups come back (pg_gpu_agg_task.having) */
 	if (s->t.task.nhaving > 0)
 		ExplainPropertyInteger("HAVING Terms Tested on the GPU", NULL, s->t.task.nhaving, es);
+	/* a LEFT JOIN's preserved keys, each a group (pg_gpu_agg_task.seed_set) */
+	if (s->t.task.seed_set > 0)
+	{
+		ExplainPropertyText("Seeded Groups", "every key of the preserved side", es);
+		if (es->analyze)
+			ExplainPropertyInteger("Groups Without Rows", NULL, s->seeded_empty, es);
+	}
 	PgGpuTableNodeExplain(&s->t, strVal(priv.filter_text), es, explain_groups);
 }
 

@@ -555,7 +555,8 @@ text_payload_key(PgGpuCompiler *comp, SortGroupClause *sgc, Expr *expr)
  * equality is the hash table's.
  */
 static bool
-add_key(GpuAggBuild *b, SortGroupClause *sgc, Expr *expr, PgGpuStarJoin *star, bool is_x)
+add_key(GpuAggBuild *b, SortGroupClause *sgc, Expr *expr, PgGpuStarJoin *star, bool is_x,
+		Expr *as = NULL)
 {
 	int			t = PgGpuValueType(exprType((Node *) expr));
 	pg_gpu_expr *k;
@@ -580,7 +581,7 @@ add_key(GpuAggBuild *b, SortGroupClause *sgc, Expr *expr, PgGpuStarJoin *star, b
 	}
 	else if ((t == PG_GPU_TEXT || t == PG_GPU_BPCHAR) && !text_key_ok(sgc, expr, b->comp.relid))
 		return false;
-	else if (!PgGpuCompileExpr(&b->comp, expr, k) || k->type != t)
+	else if (!PgGpuCompileExpr(&b->comp, as ? as : expr, k) || k->type != t)
 		return false;
 	b->key_codes = lappend_int(b->key_codes,
 							   code ? code->set * PG_GPU_MAX_PAYLOAD + code->col : -1);
@@ -643,6 +644,74 @@ distinct_key(PlannerInfo *root, GpuAggBuild *b, PgGpuStarJoin *star)
 	return add_key(b, sgc, x, star, true);
 }
 
+/* An expression under binary-compatible casts. */
+static Expr *
+strip_relabel(Expr *e)
+{
+	while (e != NULL && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e;
+}
+
+/*
+ * A LEFT JOIN of the build side (preserved) with the probe table (nullable),
+ * grouped by the build side's join key alone (docs/SEMANTICS.md 32): the
+ * groups are the build side's keys, each with the probe rows that match it.
+ * The GPU groups the probe rows by their key (equal to the build key there)
+ * and adds every build key no row matched as a group without rows.  Integer
+ * keys of one type (a group's key is printed from the probe's value).
+ */
+static bool
+seeded_join_ok(PlannerInfo *root, PgGpuSetJoin *sj)
+{
+	Query	   *parse = root->parse;
+	SortGroupClause *sgc;
+	Oid			t = exprType((Node *) sj->build_key);
+
+	if (list_length(parse->groupClause) != 1)
+		return false;
+	sgc = linitial_node(SortGroupClause, parse->groupClause);
+	if (!equal(strip_relabel((Expr *) get_sortgroupclause_expr(sgc, parse->targetList)),
+			   strip_relabel(sj->build_key)))
+		return false;
+	return (t == INT2OID || t == INT4OID || t == INT8OID) &&
+		exprType((Node *) sj->probe_key) == t && PgGpuSetType(sj->keytype) == PG_GPU_INT8;
+}
+
+/*
+ * Seeded groups' aggregates: count(*) (one for a group without rows, the
+ * executor's), or an aggregate of one column of the probe table, whose value
+ * is NULL in the row a build key without a match makes, so that the group
+ * without rows gives what PostgreSQL's over that one row gives (count 0,
+ * sum NULL).  Not count(DISTINCT).
+ */
+static bool
+seeded_aggs_ok(GpuAggBuild *b, Index probe_relid)
+{
+	ListCell   *lc;
+
+	if (b->distinct != NULL)
+		return false;
+	foreach(lc, b->aggs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		PgGpuAggState state;
+		Oid			argtype;
+		Var		   *v;
+
+		if (!PgGpuAggLookup(a->aggfnoid, &state, &argtype))
+			return false;
+		if (state == PG_GPU_AGGST_COUNT_STAR)
+			continue;
+		if (list_length(a->args) != 1)
+			return false;
+		v = (Var *) strip_relabel(linitial_node(TargetEntry, a->args)->expr);
+		if (!IsA(v, Var) || v->varno != (int) probe_relid || v->varlevelsup != 0 || v->varattno <= 0)
+			return false;
+	}
+	return true;
+}
+
 /*
  * One GpuAgg path for the aggregation over input_rel: one table, a set join
  * (star NULL), or the star join star.  False if none was added.
@@ -673,10 +742,15 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		scan_rel = star->fact;
 	else if (input_rel->reloptkind == RELOPT_JOINREL)
 	{
-		if (!PgGpuFindSetJoin(root, input_rel, &sj))
+		if (!PgGpuFindSetJoin(root, input_rel, &sj, true))
 			return false;
 		scan_rel = sj.probe;
 	}
+	/* a LEFT JOIN preserving the build side: its keys seed the groups */
+	bool		seeded = sj.probe && sj.jointype == JOIN_RIGHT;
+
+	if (seeded && !seeded_join_ok(root, &sj))
+		return false;
 	if (scan_rel->cheapest_total_path == NULL ||
 		(rte = PgGpuPlainTable(root, scan_rel, scan_rel->cheapest_total_path->total_cost)) == NULL)
 		return false;
@@ -711,7 +785,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 
 		if (!add_key(&b, sgc, (Expr *) get_sortgroupclause_expr(sgc, parse->targetList), star,
-					 false))
+					 false, seeded ? sj.probe_key : NULL))
 			return false;
 	}
 
@@ -730,6 +804,14 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		return false;
 	if (b.distinct != NULL && !distinct_key(root, &b, star))
 		return false;
+	if (seeded)
+	{
+		if (!seeded_aggs_ok(&b, scan_rel->relid))
+			return false;
+		/* one group per build row: the keys must be unique (the executor checks) */
+		unique->ival = 1;
+		b.task->seed_set = join_set + 1;
+	}
 	if (sj.jointype == JOIN_INNER && sj.probe)
 	{
 		/*
@@ -909,7 +991,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.out_state = b.out_state;
 	priv.out_coltype = b.out_coltype;
 	priv.out_col = b.out_col;
-	if (direct && !distinct && grouped && extra->havingQual != NULL)
+	/* not over seeded groups: count(*) of one without rows is 1 (the executor's) */
+	if (direct && !distinct && grouped && extra->havingQual != NULL && !seeded)
 		having_prefilter(&b, (List *) extra->havingQual);
 	priv.task = PgGpuTaskConst(b.task);
 	priv.filter_text = PgGpuFilterText(quals, rte->relid, scan_rel->relid);

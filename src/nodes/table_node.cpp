@@ -266,6 +266,20 @@ run_on_gpu(PgGpuTableNode *t)
 						t->node, &t->task, &t->sets,
 						&reason, msg, sizeof(msg)))
 		return give_up(t, reason, msg);
+	/*
+	 * Seeded groups (a LEFT JOIN's preserved keys): a build row with a NULL
+	 * key is a group of its own in PostgreSQL's join, which no key set holds
+	 * (its keys' uniqueness the set's build checked).
+	 */
+	if (t->task.seed_set > 0)
+	{
+		int			set = t->task.seed_set - 1;
+
+		if (t->task.sets[set].has_null)
+			return give_up(t, PG_GPU_FB_NULL_KEYS,
+						   "the left join's preserved side has a NULL join key");
+		t->task.seed_n = t->sets.distinct[set];
+	}
 	t->task.groups_max = groups_bound(&t->task, &t->sets);
 	t->agg = PgGpuScanBegin(&t->scan, &t->task, &err);
 	if (!t->agg)

@@ -48,7 +48,7 @@ extern "C" {
  * the join rel, so joining there is legal); -1 for anything else (outer joins).
  */
 static int
-join_type_of(PlannerInfo *root, Relids probe, Relids build)
+join_type_of(PlannerInfo *root, Relids probe, Relids build, bool preserved_build)
 {
 	Relids		both = bms_union(probe, build);
 	int			jt = JOIN_INNER;
@@ -71,6 +71,18 @@ join_type_of(PlannerInfo *root, Relids probe, Relids build)
 			bms_equal(sj->syn_righthand, build))
 		{
 			jt = sj->jointype;
+			continue;
+		}
+		/*
+		 * A LEFT JOIN whose nullable side is the probe table and whose
+		 * preserved side is the build side: JOIN_RIGHT as the probe sees it
+		 * (every build row kept), for a caller that keeps them
+		 * (preserved_build: GpuAgg's seeded groups).
+		 */
+		if (preserved_build && sj->jointype == JOIN_LEFT && jt == JOIN_INNER &&
+			bms_equal(sj->syn_righthand, probe) && bms_equal(sj->syn_lefthand, build))
+		{
+			jt = JOIN_RIGHT;
 			continue;
 		}
 		return -1;
@@ -155,7 +167,8 @@ ne_clause_of(PlannerInfo *root, RestrictInfo *ri, Relids probe_ids, Relids build
  */
 static bool
 try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build_ids,
-			 bool any_probe, PgGpuSetJoin *out, bool allow_ne = false)
+			 bool any_probe, PgGpuSetJoin *out, bool allow_ne = false,
+			 bool preserved_build = false)
 {
 	Relids		probe_ids = probe->relids;
 	RelOptInfo *build;
@@ -176,7 +189,7 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 	if (build == NULL || build->cheapest_total_path == NULL || IS_DUMMY_REL(build) ||
 		build->cheapest_total_path->param_info != NULL || !bms_is_empty(build->lateral_relids))
 		return false;
-	if ((jt = join_type_of(root, probe_ids, build_ids)) < 0)
+	if ((jt = join_type_of(root, probe_ids, build_ids, preserved_build)) < 0)
 		return false;
 
 	/* the clauses joining the two sides, as build_joinrel_restrictlist finds them */
@@ -249,10 +262,11 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 
 static bool
 try_probe(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *probe, bool any_probe,
-		  PgGpuSetJoin *out)
+		  PgGpuSetJoin *out, bool preserved_build = false)
 {
 	return try_probe_of(root, joinrel->relids, probe,
-						bms_difference(joinrel->relids, probe->relids), any_probe, out, true);
+						bms_difference(joinrel->relids, probe->relids), any_probe, out, true,
+						preserved_build);
 }
 
 /*
@@ -272,7 +286,7 @@ inputs_rerunnable(PlannerInfo *root)
 }
 
 bool
-PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
+PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out, bool preserved_build)
 {
 	PgGpuSetJoin best;
 	bool		found = false;
@@ -286,7 +300,7 @@ PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out)
 		PgGpuSetJoin j;
 
 		memset(&j, 0, sizeof(j));
-		if (try_probe(root, joinrel, find_base_rel(root, relid), false, &j) &&
+		if (try_probe(root, joinrel, find_base_rel(root, relid), false, &j, preserved_build) &&
 			(!found || j.probe->pages > best.probe->pages))
 		{
 			best = j;
@@ -737,7 +751,7 @@ PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *sj, Oid r
 	Oid			build_relid = InvalidOid;
 	PgGpuSetTest *st = (PgGpuSetTest *) palloc0(sizeof(PgGpuSetTest));
 	const char *kind = sj->jointype == JOIN_SEMI ? "semi" :
-		sj->jointype == JOIN_ANTI ? "anti" : "inner";
+		sj->jointype == JOIN_ANTI ? "anti" : sj->jointype == JOIN_RIGHT ? "left" : "inner";
 	/* over a child plan (no relid) EXPLAIN deparses the key from the plan */
 	String	   *key = OidIsValid(relid)
 		? PgGpuFilterText(list_make1(sj->probe_key), relid, sj->probe->relid) : NULL;

@@ -21,7 +21,9 @@ typedef struct PgGpuSetJoin
 	RelOptInfo *probe;			/* the plain table (PgGpuFindSetJoinSides: any relation) */
 	RelOptInfo *build;
 	Path	   *build_path;		/* the build side's cheapest plan */
-	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER */
+	JoinType	jointype;		/* JOIN_SEMI, JOIN_ANTI or JOIN_INNER; JOIN_RIGHT:
+								 * a LEFT JOIN preserving the build side
+								 * (PgGpuFindSetJoin's preserved_build) */
 	Expr	   *clause;			/* the equality (an OpExpr) */
 	Expr	   *probe_key;		/* its argument over the probe side */
 	Expr	   *build_key;		/* the equality's argument over the build side */
@@ -42,8 +44,13 @@ typedef struct PgGpuSetJoin
 	Expr	   *ne_build;		/* b: its argument over the build side */
 } PgGpuSetJoin;
 
-/* Whether joinrel is such a join; fills *out. */
-bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out);
+/*
+ * Whether joinrel is such a join; fills *out.  With preserved_build, also a
+ * LEFT JOIN of the build side (preserved) with the probe table (nullable), as
+ * JOIN_RIGHT: for a caller that makes every build key a group.
+ */
+bool		PgGpuFindSetJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuSetJoin *out,
+							 bool preserved_build = false);
 
 /*
  * The same with one of the two inputs of joinrel that the join path hook sees as
