@@ -1976,6 +1976,23 @@ class Gen:
         t = self.fact(r)
         fc, dc = r.choice(KEY_PAIRS)
         x = r.random()
+        if x < 0.35:
+            # grouped by the preserved side's key (TPC-H Q13; docs/SEMANTICS.md 32):
+            # every dimension key a group, those without a fact row count(*) 1
+            fc, dc = r.choice([("i4", "k"), ("i2", "k2"), ("i8", "k8"), ("g", "val"), ("g2", "k2"),
+                               ("i4", "did"), ("i2", "k")])
+            aggs = r.sample(["count(*)", "count(a.id)", "count(a.t)", "sum(a.i4)", "sum(a.i2)",
+                             "min(a.i8)", "max(a.d)", "avg(a.i4)", "sum(a.n2)", "max(a.n2)",
+                             "count(coalesce(a.i4, 0))", "sum(a.i8)"], r.randint(1, 4))
+            on = " AND " + self.pred(r, "a", q_) if r.random() < 0.5 else ""
+            sql = ("SELECT d.%s, %s FROM %s d LEFT JOIN %s a ON d.%s = a.%s%s%s GROUP BY d.%s"
+                   % (dc, ", ".join(aggs), r.choice(["dk", "du", "de"]), t, dc, fc, on,
+                      " WHERE d.val %% 3 <> %d" % r.randint(0, 2) if r.random() < 0.3 else "", dc))
+            if r.random() < 0.3:
+                sql += r.choice([" HAVING count(*) = 1", " HAVING count(a.id) > 1",
+                                 " HAVING count(*) > 2 AND sum(a.i4) > 0"])
+            q_.sql = sql
+            return
         if x < 0.3:
             q_.sql = ("SELECT count(*), count(d.did), sum(a.i2), min(d.val) FROM %s a LEFT JOIN %s d ON a.%s = d.%s%s"
                       % (t, r.choice(["dk", "du", "de"]), fc, dc, self.where(r, "a", q_, 0.5)))
