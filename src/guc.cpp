@@ -98,6 +98,11 @@ PgGpuDefineGucs(void)
 							 "Enables exact-match lookups on the GPU: joins, IN and EXISTS against a key set.",
 							 NULL, &pg_gpu_enable_gpujoin, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_gpu.decorrelate",
+							 "Plans a correlated scalar aggregate in WHERE also as a join with the aggregate grouped by its keys.",
+							 "The rewritten plan is kept when it holds a GPU node and costs less.",
+							 &pg_gpu_decorrelate, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.direct_groups",
 							 "Lets GpuAgg finish groups itself with PostgreSQL's final functions.",
 							 "When off, grouped GpuAgg always emits partial states to a Finalize Aggregate.",

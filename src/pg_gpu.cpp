@@ -73,6 +73,7 @@ _PG_init(void)
 	}
 	PgGpuExtensionInit();
 	PgGpuPlannerInit();
+	PgGpuDecorrelateInit();
 	PgGpuAggExecInit();
 	PgGpuSortExecInit();
 	PgGpuJoinExecInit();

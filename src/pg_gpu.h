@@ -13,6 +13,7 @@ extern bool pg_gpu_force;
 extern bool pg_gpu_enable_gpuagg;
 extern bool pg_gpu_enable_gpusort;
 extern bool pg_gpu_enable_gpujoin;
+extern bool pg_gpu_decorrelate;
 extern bool pg_gpu_direct_groups;
 extern int	pg_gpu_min_rows;
 extern double pg_gpu_startup_cost;
@@ -158,6 +159,8 @@ void		PgGpuCacheDropDatabase(void);
 
 /* ---- the nodes: planner hooks (planner/hooks.cpp), scan methods (nodes/) ---- */
 void		PgGpuPlannerInit(void);
+/* the planner hook that decorrelates scalar aggregates (planner/decorrelate.cpp) */
+void		PgGpuDecorrelateInit(void);
 void		PgGpuAggExecInit(void);
 void		PgGpuSortExecInit(void);
 void		PgGpuJoinExecInit(void);

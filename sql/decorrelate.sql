@@ -1,0 +1,38 @@
+--
+-- A correlated scalar aggregate in WHERE planned as a join with the aggregate
+-- grouped by its correlation keys (issue 31: TPC-H Q17, Q2, Q20): the GPU
+-- aggregates the table once instead of PostgreSQL's SubPlan per outer row.
+-- Only min, max, sum and avg (NULL over no rows) under a strict comparison,
+-- correlated by the type's equality; the rest is left as written
+-- (docs/SEMANTICS.md 33).
+--
+SET extra_float_digits = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE dp (pk int4, pk2 int4, brand text, box text, weight int4);
+INSERT INTO dp SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i + 500 END, 'B' || (i % 5), (ARRAY['MED', 'LG', 'SM'])[i % 3 + 1], i % 50
+  FROM generate_series(1, 1000) i;
+CREATE TABLE dl (pk int4, sk int4, qty numeric(12,2), price numeric(15,2), day int4);
+INSERT INTO dl SELECT (i * 7) % 1200, i % 40, (i % 50) + 1, (i % 997) * 10.5, i % 365
+  FROM generate_series(1, 30000) i;
+CREATE TABLE ds (sk int4, region int4);
+INSERT INTO ds SELECT i, i % 4 FROM generate_series(0, 39) i;
+CREATE TABLE dps (pk int4, sk int4, cost numeric(12,2), avail int4);
+INSERT INTO dps SELECT p, s, ((p * 31 + s * 17) % 500) / 10.0, (p * s) % 900
+  FROM generate_series(1, 1000) p, generate_series(0, 39, 7) s;
+VACUUM ANALYZE dp, dl, ds, dps;
+
+SET pg_gpu.enabled = off;
+\i sql/include/decorrelate_q.sql
+SET pg_gpu.enabled = on;
+SET pg_gpu.force = on;
+\i sql/include/decorrelate_q.sql
+
+-- the plan: the aggregate grouped once, joined
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk);
+SET pg_gpu.decorrelate = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk);
+
+RESET pg_gpu.decorrelate;
+RESET pg_gpu.force;
+RESET pg_gpu.enabled;
+DROP TABLE dp, dl, ds, dps;
