@@ -27,12 +27,24 @@ SET pg_gpu.enabled = on;
 SET pg_gpu.force = on;
 \i sql/include/decorrelate_q.sql
 
--- the plan: the aggregate grouped once, joined
-EXPLAIN (COSTS OFF) SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk);
+-- the plan: the aggregate grouped once on the GPU, joined (the join's own
+-- shape is the planner's business)
+CREATE FUNCTION plan_has(q text, what text) RETURNS bool LANGUAGE plpgsql AS
+$$DECLARE r record; BEGIN
+  FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF r."QUERY PLAN" LIKE '%' || what || '%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END$$;
+SELECT plan_has('SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'pg_gpu_decorrelated') AS joined,
+       plan_has('SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'GpuAgg') AS on_gpu,
+       plan_has('SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'SubPlan') AS subplan;
+SELECT plan_has('SELECT count(*) FROM dp WHERE 0 = (SELECT count(*) FROM dl WHERE dl.pk = dp.pk)', 'SubPlan') AS count_left_alone;
 SET pg_gpu.decorrelate = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk);
+SELECT plan_has('SELECT count(*) FROM dp WHERE dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'SubPlan') AS subplan_when_off;
 
 RESET pg_gpu.decorrelate;
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE dp, dl, ds, dps;
+DROP FUNCTION plan_has(text, text);
