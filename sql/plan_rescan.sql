@@ -7,6 +7,8 @@
 --
 SET extra_float_digits = 0;
 SET max_parallel_workers_per_gather = 0;
+-- the correlated subqueries as written (sql/decorrelate.sql plans them as joins)
+SET pg_gpu.decorrelate = off;
 CREATE TABLE rs_region (r_regionkey int4 PRIMARY KEY, r_name text);
 CREATE TABLE rs_nation (n_nationkey int4 PRIMARY KEY, n_name text, n_regionkey int4);
 CREATE TABLE rs_supplier (s_suppkey int4 PRIMARY KEY, s_name text, s_nationkey int4,
@@ -102,6 +104,7 @@ SET pg_gpu.force = on;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+RESET pg_gpu.decorrelate;
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE rs_region, rs_nation, rs_supplier, rs_part, rs_partsupp, rs_lineitem;
