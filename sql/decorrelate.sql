@@ -48,6 +48,27 @@ SET pg_gpu.decorrelate = off;
 SELECT plan_has('SELECT count(*) FROM dp WHERE dp.box = ''MED'' AND dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'SubPlan') AS subplan_when_off;
 
 RESET pg_gpu.decorrelate;
+-- an outer table with row-level security, for a role it applies to, and a
+-- sampled one: left as written (the magic set would copy the table)
+CREATE ROLE regress_decorr_user;
+GRANT SELECT ON dp, dl TO regress_decorr_user;
+ALTER TABLE dp ENABLE ROW LEVEL SECURITY;
+CREATE POLICY dp_some ON dp USING (weight > 10);
+SET ROLE regress_decorr_user;
+SELECT count(*), sum(dp.pk) FROM dl, dp WHERE dl.pk = dp.pk AND dp.box = 'MED'
+   AND dl.qty <= (SELECT avg(x.qty) FROM dl x WHERE x.pk = dp.pk);
+SELECT plan_has('SELECT count(*) FROM dl, dp WHERE dl.pk = dp.pk AND dp.box = ''MED'' AND dl.qty < (SELECT avg(x.qty) FROM dl x WHERE x.pk = dp.pk)', 'SubPlan') AS rls_left_alone;
+RESET ROLE;
+SET pg_gpu.enabled = off;
+SELECT count(*), sum(dp.pk) FROM dl, dp WHERE dl.pk = dp.pk AND dp.box = 'MED' AND dp.weight > 10
+   AND dl.qty <= (SELECT avg(x.qty) FROM dl x WHERE x.pk = dp.pk);
+SET pg_gpu.enabled = on;
+ALTER TABLE dp DISABLE ROW LEVEL SECURITY;
+DROP POLICY dp_some ON dp;
+REVOKE SELECT ON dp, dl FROM regress_decorr_user;
+DROP ROLE regress_decorr_user;
+SELECT plan_has('SELECT count(*) FROM dp TABLESAMPLE BERNOULLI (50) REPEATABLE (7) WHERE dp.box = ''MED'' AND dp.weight > (SELECT avg(dl.qty) FROM dl WHERE dl.pk = dp.pk)', 'SubPlan') AS sample_left_alone;
+
 RESET pg_gpu.force;
 RESET pg_gpu.enabled;
 DROP TABLE dp, dl, ds, dps;

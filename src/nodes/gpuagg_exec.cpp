@@ -329,6 +329,7 @@ ReScanGpuAggImpl(GpuAggState *s)
 	PgGpuTableNodeReScan(&s->t);
 	PgGpuAggFoldReset(s);
 	s->next_group = 0;
+	s->seeded_empty = 0;
 }
 
 static void

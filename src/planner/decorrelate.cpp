@@ -234,7 +234,12 @@ magic_set(Query *q, List *conjuncts, Node *skip, Correlation *c)
 	if (rti < 1 || rti > (Index) list_length(q->rtable))
 		return NULL;
 	rte = rt_fetch(rti, q->rtable);
-	if (rte->rtekind != RTE_RELATION)
+	/*
+	 * Not with row-level security (its quals, numbered for the outer query,
+	 * would be copied with the table) nor a sample (the copy would draw
+	 * another one and lose keys the outer scan keeps).
+	 */
+	if (rte->rtekind != RTE_RELATION || rte->securityQuals != NIL || rte->tablesample != NULL)
 		return NULL;
 	foreach(lc, q->jointree->fromlist)
 		if (IsA(lfirst(lc), RangeTblRef) && ((RangeTblRef *) lfirst(lc))->rtindex == (int) rti)
@@ -581,8 +586,9 @@ GpuPlanner(Query *parse, const char *query_string, int cursorOptions, ParamListI
 	if (!rewritten)
 		return plan_with(parse, query_string, cursorOptions, boundParams);
 
-	PlannedStmt *orig = plan_with(parse, query_string, cursorOptions, boundParams);
+	/* the rewritten query first: should its planning fail, nothing else was spent */
 	PlannedStmt *dec = plan_with(alt, query_string, cursorOptions, boundParams);
+	PlannedStmt *orig = plan_with(parse, query_string, cursorOptions, boundParams);
 
 	if (stmt_has_custom(dec) &&
 		(pg_gpu_force || dec->planTree->total_cost < orig->planTree->total_cost))
