@@ -459,8 +459,17 @@ typedef struct pg_gpu_agg_task
 	 * and keys[0] an integer: a row whose aux is NULL is not collected, and the
 	 * set gets a payload of two columns, the least and the greatest aux among
 	 * each key's rows (what PG_GPU_OP_SET_NE reads).
+	 *
+	 * collect_pay > 0 (a star join's dimension read whole, its key unique):
+	 * keys[0] an integer key, keys[1 .. nkeys) its collect_pay payload columns
+	 * (integers, dates, timestamps, bools; NULL allowed), nkeys = 1 +
+	 * collect_pay.  The set gets them as its payload, row i's values beside
+	 * key i (what pg_gpu_keyset_payload would attach), and each column's
+	 * distinct words (pg_gpu_keyset_pay_distinct), all without leaving the
+	 * device.
 	 */
 	int32_t		collect;
+	int32_t		collect_pay;
 	int64_t		collect_hint;
 	int32_t		chunk_pages;	/* pages per chunk the caller intends to submit */
 	/*
@@ -858,6 +867,15 @@ pg_gpu_status pg_gpu_keyset_probe_ne(pg_gpu_keyset *ks, uint64_t m, const int64_
  */
 pg_gpu_status pg_gpu_keyset_payload(pg_gpu_keyset *ks, int ncols, const uint64_t *vals,
 									const uint8_t *nulls, pg_gpu_error *err);
+
+/*
+ * A payload column's distinct words, NULLs not counted apart from a value
+ * whose word is 0 (so at least the distinct non-NULL values, at most one
+ * more); -1 when not known.  Known for a set made by a collect task with a
+ * payload (collect_pay) of at most PG_GPU_PAY_DISTINCT_MAX keys.
+ */
+#define PG_GPU_PAY_DISTINCT_MAX (4 * 1024 * 1024)
+int64_t		pg_gpu_keyset_pay_distinct(const pg_gpu_keyset *ks, int col);
 
 /*
  * The set as a task's kernels probe it (has_null and nonempty are the caller's:

@@ -29,6 +29,19 @@ INSERT INTO sd_part SELECT i, 'C' || (i % 4 + 1), 'C' || (i % 4 + 1) || lpad((i 
 -- a dimension whose keys repeat: each fact row joins two or three of its rows
 CREATE TABLE sd_dup (s_key int4, s_tag text);
 INSERT INTO sd_dup SELECT i % 400 + 1, 't' || (i % 5) FROM generate_series(0, 999) i;
+-- a dimension whose key is unique and whose carried columns are words (an int2 and a
+-- date with NULLs, CASE results): its keys and columns collected where the GPU reads
+-- it; a row whose key is NULL joins nothing
+CREATE TABLE sd_ord (o_key int4, o_pri text, o_flag int2, o_day date);
+INSERT INTO sd_ord SELECT i,
+  (ARRAY['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'])[i % 5 + 1],
+  CASE WHEN i % 7 = 0 THEN NULL ELSE i % 3 END,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE date '1995-01-01' + i % 40 END
+  FROM generate_series(1, 6000) i;
+INSERT INTO sd_ord VALUES (NULL, '1-URGENT', 1, date '2000-01-01');
+-- keys that repeat, a word carried
+CREATE TABLE sd_dupi (k int4, v int4);
+INSERT INTO sd_dupi SELECT i % 400 + 1, i % 5 FROM generate_series(0, 999) i;
 CREATE TABLE sd_empty (e_key int4);
 -- rows whose key is NULL, twice the same: they join nothing, and repeat harmlessly
 CREATE TABLE sd_nk (k int4, tag text);
@@ -40,7 +53,7 @@ INSERT INTO sf_fact SELECT i,
   CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 31) % 460 + 1 END,
   (i * 17) % 820 + 1, i % 50 + 1, i % 11, 1000 + (i * 37) % 9000, 500 + (i * 13) % 4000
   FROM generate_series(1, 30000) i;
-VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sd_nk, sf_fact;
+VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk, sf_fact;
 -- the plan under force: one GpuAgg scans the fact table, probes a key set per
 -- dimension (their group columns its payload) and groups on the GPU; the
 -- children are PostgreSQL's plan (the fallback) and each dimension's plan
@@ -49,6 +62,11 @@ EXPLAIN (COSTS OFF) SELECT d_year, c_nation, count(*), sum(f_rev - f_cost) AS pr
   FROM sf_fact, sd_date, sd_cust
   WHERE f_date = d_key AND f_cust = c_key AND c_region = 'ASIA' AND d_year BETWEEN 1993 AND 1996
   GROUP BY d_year, c_nation ORDER BY d_year, c_nation;
+-- ... and a dimension carrying words only: its set made where the GPU reads it
+EXPLAIN (COSTS OFF) SELECT f_qty % 4 AS m,
+  sum(CASE WHEN o_pri = '1-URGENT' OR o_pri = '2-HIGH' THEN 1 ELSE 0 END) AS high,
+  count(o_flag), min(o_day)
+  FROM sf_fact JOIN sd_ord ON f_part = o_key GROUP BY 1 ORDER BY 1;
 RESET pg_gpu.force;
 SET pg_gpu.enabled = off;
 \i sql/include/star_join_q.sql
@@ -70,4 +88,4 @@ RESET pg_gpu.debug_fail_after_chunks;
 RESET pg_gpu.chunk_pages;
 RESET pg_gpu.expect_gpu;
 RESET pg_gpu.force;
-DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_empty, sd_nk, sf_fact;
+DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk, sf_fact;

@@ -151,6 +151,8 @@ struct host_agg : pg_gpu_agg
 	/* collect: the passing rows' keys, integers or text (bytes and offsets) */
 	std::vector<int64_t> cvals;
 	std::vector<int64_t> caux;	/* a task with an aux value: each key's */
+	std::vector<uint64_t> cpay;	/* a task with a payload: each key's words */
+	std::vector<uint8_t> cpay_null;
 	std::vector<uint8_t> cdata;
 	std::vector<uint64_t> coff;
 	bool		cnull = false;
@@ -206,7 +208,7 @@ collect_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 	const pg_gpu_agg_task &t = h->task;
 
 	return for_each_tuple(page, nlp, vis, [&](int, const uint8_t *tup, uint32_t len) {
-		pval		kv[2];
+		pval		kv[PG_GPU_MAX_KEYS];
 		pval	   &k = kv[0];
 		int			r = eval_tuple(tup, len, t, nullptr, kv);
 
@@ -214,6 +216,20 @@ collect_page(host_agg *h, const uint8_t *page, int nlp, const uint32_t *vis)
 			return r < 0 ? r : 0;
 		if (k.null)
 			h->cnull = true;
+		else if (t.collect_pay > 0)
+		{
+			/* the row's payload beside its key, as collect.cu writes it */
+			h->cvals.push_back((int64_t) k.bits);
+			for (int j = 0; j < t.collect_pay; j++)
+			{
+				const pval &p = kv[1 + j];
+
+				h->cpay.push_back(p.null ? 0
+								  : t.keys[1 + j].type == PG_GPU_BOOL ? (uint64_t) (p.bits != 0)
+								  : p.bits);
+				h->cpay_null.push_back(p.null ? 1 : 0);
+			}
+		}
 		else if (t.nkeys == 2)
 		{
 			if (!kv[1].null)
@@ -947,8 +963,12 @@ host_agg_keyset(host_agg *h, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	}
 	ks = pg_gpu_keyset_build(type, n, h->cvals.data(), (const char *) h->cdata.data(),
 							 h->coff.data(), 1, err);
-	/* each key's least and greatest aux, beside it */
-	if (ks != nullptr && h->task.nkeys == 2 && keyset_minmax_host(ks, h->caux.data(), err) != PG_GPU_OK)
+	/* each key's least and greatest aux, beside it; or its row's payload */
+	if (ks != nullptr &&
+		(h->task.collect_pay > 0
+		 ? keyset_payload_rows_host(ks, h->task.collect_pay, h->cpay.data(), h->cpay_null.data(),
+									err) != PG_GPU_OK
+		 : h->task.nkeys == 2 && keyset_minmax_host(ks, h->caux.data(), err) != PG_GPU_OK))
 	{
 		pg_gpu_keyset_free(ks);
 		ks = nullptr;

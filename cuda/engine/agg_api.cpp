@@ -93,11 +93,26 @@ valid_agg_task(const pg_gpu_agg_task *t)
 		return type == PG_GPU_INT2 || type == PG_GPU_INT4 || type == PG_GPU_INT8 ||
 			type == PG_GPU_DATE || type == PG_GPU_TIMESTAMP;
 	};
-	if (t->collect &&
+	auto		pay_word = [&](int type) {
+		return int_word(type) || type == PG_GPU_BOOL;
+	};
+	if (t->collect_pay < 0 || t->collect_pay >= PG_GPU_MAX_KEYS ||
+		(t->collect_pay > 0 && (!t->collect || t->nkeys != 1 + t->collect_pay)))
+		return false;
+	if (t->collect && t->collect_pay == 0 &&
 		(t->nkeys < 1 || t->nkeys > 2 || t->ninputs > 0 || t->sort ||
 		 !(is_text_type(t->keys[0].type) || int_word(t->keys[0].type)) ||
 		 (t->nkeys == 2 && !(int_word(t->keys[0].type) && int_word(t->keys[1].type)))))
 		return false;
+	/* with a payload: an integer key, and words beside it */
+	if (t->collect_pay > 0)
+	{
+		if (t->ninputs > 0 || t->sort || !int_word(t->keys[0].type))
+			return false;
+		for (int k = 1; k < t->nkeys; k++)
+			if (!pay_word(t->keys[k].type))
+				return false;
+	}
 	/* HAVING's pre-filter: grouped tasks only, each term on an input or the rows */
 	if (t->nhaving < 0 || t->nhaving > PG_GPU_MAX_HAVING ||
 		(t->nhaving > 0 && (t->nkeys == 0 || t->sort || t->collect)))

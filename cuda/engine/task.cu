@@ -482,8 +482,8 @@ gpu_end(pg_gpu_agg *a)
 		pinned_free(agg->blocks[i].h);
 	}
 	device_free(agg->d_store);
-	for (void *p : {(void *) agg->co.vals, (void *) agg->co.aux, (void *) agg->co.src,
-					(void *) agg->co.len,
+	for (void *p : {(void *) agg->co.vals, (void *) agg->co.aux, (void *) agg->co.pay,
+					(void *) agg->co.pay_null, (void *) agg->co.src, (void *) agg->co.len,
 					(void *) agg->co.arena, (void *) agg->co.count})
 		device_free(p);
 	for (int k = 0; k < kMaxSortWords; k++)

@@ -65,13 +65,16 @@ struct chunk_slot
 /*
  * Where a collect task's keys go: integers to vals; text bytes to the arena,
  * with each key's arena offset (src) and length (len); a task with an aux
- * value (nkeys 2) its value to aux, beside its key.  count: [0] keys, [1]
+ * value (nkeys 2) its value to aux, beside its key; a task with a payload
+ * (collect_pay) its words to pay and pay_null, beside its key.  count: [0] keys, [1]
  * arena bytes handed out, [2] 1 once a NULL key was met.
  */
 struct collect_out
 {
 	int64_t    *vals;
 	int64_t    *aux;
+	uint64_t   *pay;			/* collect_pay words a key, row after row */
+	uint8_t    *pay_null;		/* ... and a byte each, 1: NULL */
 	uint64_t   *src;
 	uint64_t   *len;
 	uint8_t    *arena;

@@ -34,7 +34,8 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 	const int	tid = threadIdx.x;
 	const int	lane = tid & 31;
 	const bool	text = is_text_type(task.keys[0].type);
-	const bool	with_aux = task.nkeys == 2;
+	const int	npay = task.collect_pay;
+	const bool	with_aux = task.nkeys == 2 && npay == 0;
 	unsigned long long nrows = 0;
 	bool		saw_null = false;
 
@@ -43,7 +44,7 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 		for_each_line_lockstep<T>(pg, ref.nlp, pvis, lt, [&](int, int v, const uint8_t *tup,
 															  uint32_t len) {
 			bool		have = false;
-			pval		kv[2];
+			pval		kv[PG_GPU_MAX_KEYS];
 			pval	   &k = kv[0];
 
 			k.len = 0;
@@ -109,6 +110,14 @@ collect_pages_kernel(const page_chunk chunk, const __grid_constant__ pg_gpu_agg_
 				co.vals[idx] = (int64_t) k.bits;
 				if (with_aux)
 					co.aux[idx] = (int64_t) kv[1].bits;
+				for (int j = 0; j < npay; j++)
+				{
+					const pval &p = kv[1 + j];
+
+					co.pay[idx * npay + j] = p.null ? 0
+						: task.keys[1 + j].type == PG_GPU_BOOL ? (uint64_t) (p.bits != 0) : p.bits;
+					co.pay_null[idx * npay + j] = p.null ? 1 : 0;
+				}
 				return;
 			}
 
@@ -168,10 +177,16 @@ collect_alloc(gpu_agg *agg, uint64_t cap, uint64_t bytes, uint64_t keys, uint64_
 	used = std::min(used, co.bytes);
 	if (!text)
 	{
-		/* an aux value beside each key (nkeys 2), grown with the keys */
+		uint64_t	npay = (uint64_t) agg->task.collect_pay;
+
+		/* an aux value (nkeys 2) or a payload beside each key, grown with the keys */
 		if ((st = move((void **) &co.vals, cap * sizeof(int64_t), keys * sizeof(int64_t))) == PG_GPU_OK &&
-			agg->task.nkeys == 2)
+			agg->task.nkeys == 2 && npay == 0)
 			st = move((void **) &co.aux, cap * sizeof(int64_t), keys * sizeof(int64_t));
+		if (st == PG_GPU_OK && npay > 0 &&
+			(st = move((void **) &co.pay, cap * npay * sizeof(uint64_t),
+					   keys * npay * sizeof(uint64_t))) == PG_GPU_OK)
+			st = move((void **) &co.pay_null, cap * npay, keys * npay);
 	}
 	else if ((st = move((void **) &co.src, cap * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK &&
 			 (st = move((void **) &co.len, (cap + 1) * sizeof(uint64_t), keys * sizeof(uint64_t))) == PG_GPU_OK)
@@ -252,8 +267,12 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 	engine_keyset *dev = nullptr;
 	uint8_t    *data = nullptr;
 	uint64_t   *off = nullptr;
+	int64_t		pay_distinct[PG_GPU_MAX_KEYS];
 	pg_gpu_status st;
 	pg_gpu_keyset *ks;
+
+	for (int j = 0; j < PG_GPU_MAX_KEYS; j++)
+		pay_distinct[j] = -1;
 
 	if (!agg->collecting || is_text_type(type) != is_text_type(agg->task.keys[0].type) ||
 		(co.vals == nullptr && co.len == nullptr))
@@ -269,15 +288,27 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 
 		co.vals = nullptr;
 		st = engine_keyset_adopt(PG_GPU_INT8, n, vals, nullptr, nullptr, &dev, &distinct, err);
-		/* each key's least and greatest aux, beside it */
-		if (st == PG_GPU_OK && agg->task.nkeys == 2 &&
+		/* each key's least and greatest aux, beside it; or its row's payload */
+		if (st == PG_GPU_OK && agg->task.nkeys == 2 && agg->task.collect_pay == 0 &&
 			(st = engine_keyset_minmax(dev, co.aux, n, err)) != PG_GPU_OK)
 		{
 			engine_keyset_free(dev);
 			dev = nullptr;
 		}
+		if (st == PG_GPU_OK && agg->task.collect_pay > 0 &&
+			(st = engine_keyset_payload_rows(dev, agg->task.collect_pay, n, co.pay, co.pay_null,
+											 n <= PG_GPU_PAY_DISTINCT_MAX ? pay_distinct : nullptr,
+											 err)) != PG_GPU_OK)
+		{
+			engine_keyset_free(dev);
+			dev = nullptr;
+		}
 		device_free(co.aux);
+		device_free(co.pay);
+		device_free(co.pay_null);
 		co.aux = nullptr;
+		co.pay = nullptr;
+		co.pay_null = nullptr;
 	}
 	else
 	{
@@ -319,6 +350,8 @@ collect_keyset(gpu_agg *agg, int type, uint64_t *keys, int *has_null, pg_gpu_err
 		engine_keyset_free(dev);
 		set_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 	}
+	else if (agg->task.collect_pay > 0)
+		keyset_set_pay_distinct(ks, agg->task.collect_pay, pay_distinct);
 	return ks;
 }
 

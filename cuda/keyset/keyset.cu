@@ -283,6 +283,76 @@ engine_keyset_payload(engine_keyset *ks, int ncols, uint64_t n, const uint64_t *
 	return PG_GPU_OK;
 }
 
+/* Words of ncols columns a row, row after row, to column after column. */
+static __global__ void
+keyset_pay_rows_kernel(const uint64_t *pay, const uint8_t *pay_null, int ncols, uint64_t n,
+					   uint64_t *out, uint8_t *out_null)
+{
+	uint64_t	words = n * (uint64_t) ncols;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < words;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	r = i / (uint64_t) ncols;
+		uint64_t	c = i - r * (uint64_t) ncols;
+
+		out[c * n + r] = pay[i];
+		out_null[c * n + r] = pay_null[i];
+	}
+}
+
+pg_gpu_status
+engine_keyset_payload_rows(engine_keyset *ks, int ncols, uint64_t n, const uint64_t *pay,
+						   const uint8_t *pay_null, int64_t *distinct, pg_gpu_error *err)
+{
+	uint64_t	words = (uint64_t) ncols * n;
+	pg_gpu_status st;
+
+	device_free(ks->d_pay);
+	device_free(ks->d_pay_null);
+	ks->d_pay = nullptr;
+	ks->d_pay_null = nullptr;
+	ks->npay = ncols;
+	ks->pay_n = n;
+	for (int c = 0; distinct != nullptr && c < ncols; c++)
+		distinct[c] = n == 0 ? 0 : -1;
+	if (words == 0)
+		return PG_GPU_OK;		/* no keys: nothing is ever read */
+	if ((st = device_alloc(words * sizeof(uint64_t), (void **) &ks->d_pay, err)) != PG_GPU_OK ||
+		(st = device_alloc(words, (void **) &ks->d_pay_null, err)) != PG_GPU_OK)
+		return st;
+	keyset_pay_rows_kernel<<<grid_blocks(words), grid_policy::threads, 0, legacy_stream>>>(
+		pay, pay_null, ncols, n, ks->d_pay, ks->d_pay_null);
+	if ((st = cuda_status(err, cudaGetLastError(), "keyset_pay_rows_kernel")) != PG_GPU_OK ||
+		(st = stream_wait(legacy_stream, err)) != PG_GPU_OK)
+		return st;
+
+	/*
+	 * Each column's distinct words, in a set of its own: a NULL's word is 0,
+	 * so the count may pass the distinct non-NULL values by one, never fall
+	 * short of them.
+	 */
+	for (int c = 0; distinct != nullptr && c < ncols; c++)
+	{
+		int64_t    *tmp = nullptr;
+		engine_keyset *t = nullptr;
+		uint64_t	d = 0;
+
+		if ((st = device_alloc(n * sizeof(int64_t), (void **) &tmp, err)) != PG_GPU_OK ||
+			(st = cuda_status(err, cudaMemcpy(tmp, ks->d_pay + (uint64_t) c * n, n * sizeof(int64_t),
+											  cudaMemcpyDeviceToDevice), "cudaMemcpy")) != PG_GPU_OK)
+		{
+			device_free(tmp);
+			return st;
+		}
+		if ((st = engine_keyset_adopt(PG_GPU_INT8, n, tmp, nullptr, nullptr, &t, &d, err)) != PG_GPU_OK)
+			return st;
+		engine_keyset_free(t);
+		distinct[c] = (int64_t) d;
+	}
+	return PG_GPU_OK;
+}
+
 /*
  * Each key's least and greatest aux at its ordinal: both start NULL (and at
  * the type's far ends), and each key's aux folds in with an atomic.

@@ -37,6 +37,8 @@ struct pg_gpu_keyset
 	std::vector<uint64_t> pay;
 	std::vector<uint8_t> pay_null;
 	int			npay = 0;
+	/* the payload's distinct words, where known (pg_gpu_keyset_pay_distinct) */
+	int64_t		pay_distinct[PG_GPU_MAX_PAYLOAD] = {-1, -1, -1, -1, -1, -1, -1, -1};
 	engine_keyset *dev = nullptr;
 };
 
@@ -325,6 +327,63 @@ pg_gpu_keyset_payload(pg_gpu_keyset *ks, int ncols, const uint64_t *vals, const 
 		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set's payload");
 	}
 	ks->npay = ncols;
+	return PG_GPU_OK;
+}
+
+extern "C" int64_t
+pg_gpu_keyset_pay_distinct(const pg_gpu_keyset *ks, int col)
+{
+	return col >= 0 && col < PG_GPU_MAX_PAYLOAD ? ks->pay_distinct[col] : -1;
+}
+
+void
+keyset_set_pay_distinct(pg_gpu_keyset *ks, int ncols, const int64_t *distinct)
+{
+	for (int c = 0; c < ncols && c < PG_GPU_MAX_PAYLOAD; c++)
+		ks->pay_distinct[c] = distinct[c];
+}
+
+pg_gpu_status
+keyset_payload_rows_host(pg_gpu_keyset *ks, int ncols, const uint64_t *pay,
+						 const uint8_t *pay_null, pg_gpu_error *err)
+{
+	uint64_t	n = ks->n;
+	int64_t		distinct[PG_GPU_MAX_PAYLOAD];
+	pg_gpu_status st;
+
+	try
+	{
+		std::vector<uint64_t> vals((size_t) ncols * n);
+		std::vector<uint8_t> nulls((size_t) ncols * n);
+
+		for (uint64_t r = 0; r < n; r++)
+			for (int c = 0; c < ncols; c++)
+			{
+				vals[(size_t) c * n + r] = pay[r * ncols + c];
+				nulls[(size_t) c * n + r] = pay_null[r * ncols + c];
+			}
+		if ((st = pg_gpu_keyset_payload(ks, ncols, vals.data(), nulls.data(), err)) != PG_GPU_OK)
+			return st;
+		/* as on the GPU: a NULL's word (0) counts as a value */
+		for (int c = 0; c < ncols && c < PG_GPU_MAX_PAYLOAD; c++)
+		{
+			if (n > PG_GPU_PAY_DISTINCT_MAX)
+			{
+				distinct[c] = -1;
+				continue;
+			}
+			std::vector<uint64_t> col(vals.begin() + (size_t) c * n,
+									  vals.begin() + (size_t) (c + 1) * n);
+
+			std::sort(col.begin(), col.end());
+			distinct[c] = (int64_t) (std::unique(col.begin(), col.end()) - col.begin());
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		return host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for a key set's payload");
+	}
+	keyset_set_pay_distinct(ks, ncols, distinct);
 	return PG_GPU_OK;
 }
 

@@ -39,6 +39,26 @@ pg_gpu_status engine_keyset_probe_ne(engine_keyset *dev, const pg_gpu::cuda::key
 pg_gpu_status engine_keyset_minmax(engine_keyset *dev, const int64_t *aux, uint64_t n,
 								   pg_gpu_error *err);
 
+/*
+ * The set's payload from ncols words a key, row after row, on the device
+ * (pay[i * ncols + c] for key i; pay_null likewise, 1: NULL), laid out as
+ * pg_gpu_keyset_payload lays it; with distinct, each column's distinct words
+ * (pg_gpu_keyset_pay_distinct) counted too.
+ */
+pg_gpu_status engine_keyset_payload_rows(engine_keyset *dev, int ncols, uint64_t n,
+										 const uint64_t *pay, const uint8_t *pay_null,
+										 int64_t *distinct, pg_gpu_error *err);
+
+/*
+ * An emulated set's payload from ncols host words a key, row after row (as
+ * engine_keyset_payload_rows takes them), its distinct words counted alike.
+ */
+pg_gpu_status keyset_payload_rows_host(pg_gpu_keyset *ks, int ncols, const uint64_t *pay,
+									   const uint8_t *pay_null, pg_gpu_error *err);
+
+/* The payload's distinct words known (ncols of them, -1: not known). */
+void		keyset_set_pay_distinct(pg_gpu_keyset *ks, int ncols, const int64_t *distinct);
+
 /* A payload for the set's n keys (pg_gpu_keyset_payload), copied to the device. */
 pg_gpu_status engine_keyset_payload(engine_keyset *dev, int ncols, uint64_t n,
 									const uint64_t *vals, const uint8_t *nulls,

@@ -70,3 +70,15 @@ SELECT tag, count(*), sum(f_rev) FROM sf_fact JOIN sd_nk ON f_qty = k GROUP BY t
 SELECT d_year, count(*) FROM (sf_fact JOIN sd_part ON f_part = p_key) x JOIN sd_date ON x.f_date = d_key
   WHERE x.f_qty < 40 GROUP BY 1 ORDER BY 1;
 SELECT count(*) FROM (sf_fact f CROSS JOIN (SELECT 1) s) x WHERE x.f_qty < 3;
+-- a dimension carrying words (CASE results, an int2 and a date with NULLs)
+SELECT f_qty % 4 AS m,
+  sum(CASE WHEN o_pri = '1-URGENT' OR o_pri = '2-HIGH' THEN 1 ELSE 0 END) AS high,
+  sum(CASE WHEN o_pri <> '1-URGENT' AND o_pri <> '2-HIGH' THEN 1 ELSE 0 END) AS low,
+  count(o_flag), sum(o_flag), min(o_day), max(o_day)
+  FROM sf_fact JOIN sd_ord ON f_part = o_key WHERE f_disc < 8 GROUP BY 1 ORDER BY 1;
+SELECT o_flag, o_day, count(*), sum(f_rev) FROM sf_fact JOIN sd_ord ON f_part = o_key
+  GROUP BY o_flag, o_day ORDER BY 1 NULLS FIRST, 2 NULLS FIRST LIMIT 25;
+SELECT d_year, o_flag, count(*) FROM sf_fact, sd_ord, sd_date
+  WHERE f_part = o_key AND f_date = d_key AND o_pri < '3' GROUP BY 1, 2 ORDER BY 1, 2;
+-- keys that repeat, a word carried
+SELECT v, count(*), sum(f_qty) FROM sf_fact JOIN sd_dupi ON f_part = k GROUP BY v ORDER BY v;

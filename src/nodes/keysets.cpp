@@ -540,6 +540,26 @@ PgGpuBuildSets(List *sources, List *children, EState *estate, PgGpuNode node,
 		}
 
 		/*
+		 * A star join's dimension whose key must be unique, every column a
+		 * word: its key and payload collected where the GPU reads the table,
+		 * the set made there, no row crossing to the backend.
+		 */
+		if (kind == PG_GPU_SET_CHILD && src.payload != NIL && src.task != NULL && unique &&
+			PgGpuRowsAsCollect(&src, estate, sets, ref->type, &col))
+		{
+			if (!collected_ready(sets, i, ref, &col, unique, t0c, reason, msg, msglen))
+			{
+				ok = false;
+				break;
+			}
+			for (int j = 0; j < list_length(src.payload); j++)
+				sets->pay_distinct[i][j] = col.pay_distinct[j];
+			sets->set_ms[i] = PgGpuMsSince(t0c);
+			i++;
+			continue;
+		}
+
+		/*
 		 * A star join's dimension, its rows grouped on the GPU: each group's
 		 * key and payload read, the plan never run (unless the GPU cannot).
 		 */

@@ -56,6 +56,17 @@ PgGpuMsSince(instr_time t0)
 }
 
 /*
+ * A CHILD source with a payload and a rows task whose key must be unique, an
+ * integer key and payload columns of words (no text): read instead by a
+ * collect task with the payload (collect_pay), the set made where the GPU
+ * reads the table (in the GPU service with sets->svc), its payload beside it,
+ * no row crossing to the backend.  False when that does not apply or the GPU
+ * could not (the rows task, or the plan, then runs).
+ */
+bool		PgGpuRowsAsCollect(const PgGpuSetSource *src, EState *estate, PgGpuSets *sets,
+							   int settype, struct PgGpuCollected *col);
+
+/*
  * A CHILD source with a payload and a rows task (a star join's dimension):
  * its rows grouped on the GPU into the key and payload buffers.  False when
  * the GPU could not (noted; the child plan then runs instead), or with *dup

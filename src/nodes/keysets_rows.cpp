@@ -28,6 +28,7 @@ extern "C" {
 #include "expr/keybuf.h"
 #include "nodes/keysets.h"
 #include "nodes/keysets_int.h"
+#include "scan/heap_reader.h"
 }
 
 
@@ -119,6 +120,48 @@ note_rows_fallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 
 	snprintf(detail, sizeof(detail), "reading the build side's rows: %s", msg);
 	PgGpuNoteFallback(node, reason, detail);
+}
+
+bool
+PgGpuRowsAsCollect(const PgGpuSetSource *src, EState *estate, PgGpuSets *sets, int settype,
+				   PgGpuCollected *col)
+{
+	const pg_gpu_agg_task *rt = (const pg_gpu_agg_task *)
+		VARDATA_ANY(DatumGetPointer(src->task->constvalue));
+	int			npay = list_length(src->payload);
+	auto		int_word = [](int t) {
+		return t == PG_GPU_INT2 || t == PG_GPU_INT4 || t == PG_GPU_INT8 || t == PG_GPU_DATE ||
+			t == PG_GPU_TIMESTAMP;
+	};
+	PgGpuFallback reason = PG_GPU_FB_UNSUPPORTED;
+	char		msg[256] = "";
+	pg_gpu_agg_task *task;
+	Relation	rel;
+	bool		ok;
+
+	if (npay < 1 || npay >= PG_GPU_MAX_KEYS || rt->nkeys != npay + 1 || rt->ninputs > 0 ||
+		rt->sort || rt->collect || settype != PG_GPU_INT8 || !int_word(rt->keys[0].type))
+		return false;
+	for (int j = 0; j < npay; j++)
+	{
+		int			t = rt->keys[j + 1].type;
+
+		if (t != list_nth_int(src->payload, j) || !(int_word(t) || t == PG_GPU_BOOL))
+			return false;
+	}
+	task = (pg_gpu_agg_task *) palloc(sizeof(pg_gpu_agg_task));
+	memcpy(task, rt, sizeof(pg_gpu_agg_task));
+	task->collect = 1;
+	task->collect_pay = npay;
+	task->collect_hint = rt->groups_hint;
+	task->groups_hint = 0;
+	/* the plan's child scans it too: the executor holds its lock already */
+	rel = table_open(src->relid, NoLock);
+	ok = PgGpuCollectKeys(rel, estate->es_snapshot, task, settype, col, &reason, msg, sizeof(msg),
+						  sets->svc);
+	table_close(rel, NoLock);
+	pfree(task);
+	return ok;
 }
 
 /*

@@ -120,6 +120,8 @@ typedef struct PgGpuCollected
 	bool		nonempty;		/* a row passed the build filter */
 	int64		pages;
 	double		gpu_ms;
+	/* a task with a payload (collect_pay): each column's distinct words, -1 unknown */
+	int64		pay_distinct[PG_GPU_MAX_PAYLOAD];
 } PgGpuCollected;
 
 /*

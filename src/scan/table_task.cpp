@@ -137,12 +137,16 @@ take_keys(PgGpuPageScan *ps, const pg_gpu_agg_result *res, void *arg)
 		a->out->ks = NULL;
 		memset(&a->out->ref, 0, sizeof(a->out->ref));
 		if (!PgGpuServiceKeysetCollected(ps->svc, a->settype, &a->out->ref, &a->out->keys,
-										 &a->out->distinct, &a->out->has_null, &err))
+										 &a->out->distinct, &a->out->has_null,
+										 a->out->pay_distinct, &err))
 			return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
 	}
 	else if ((a->out->ks = pg_gpu_agg_keyset(ps->agg, a->settype, &a->out->keys,
 											 &a->out->has_null, &err)) == NULL)
 		return scan_fail(ps, PgGpuFallbackFor(err.status), err.message);
+	else
+		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+			a->out->pay_distinct[j] = pg_gpu_keyset_pay_distinct(a->out->ks, j);
 	a->out->nonempty = res->nrows > 0;
 	a->out->pages = res->pages;
 	a->out->gpu_ms = res->gpu_ms;

@@ -107,7 +107,8 @@ typedef struct SvcChannel
 	uint64		ks_distinct;
 	int32		ks_has_null;
 	int64		ks_pay_distinct[PG_GPU_MAX_PAYLOAD];	/* SVC_KS_PAYLOAD,
-														 * SVC_KS_ROWS: each
+														 * SVC_KS_ROWS,
+														 * SVC_KS_COLLECTED: each
 														 * column's distinct words */
 	int64		ks_dup_rows;	/* SVC_KS_ROWS: a group of so many equal rows
 								 * (the set was not made) */

@@ -616,7 +616,8 @@ svc_take_keyset(SvcClient *c, pg_gpu_set_ref *ref, uint64 *keys, uint64 *distinc
 
 bool
 PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref,
-							uint64 *keys, uint64 *distinct, int *has_null, pg_gpu_error *err)
+							uint64 *keys, uint64 *distinct, int *has_null, int64 *pay_distinct,
+							pg_gpu_error *err)
 {
 	SvcClient  *c = (SvcClient *) chan;
 
@@ -624,6 +625,8 @@ PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref
 	if (svc_request(c, SVC_KS_COLLECTED, false, err) != PG_GPU_OK)
 		return false;
 	svc_take_keyset(c, ref, keys, distinct, has_null);
+	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+		pay_distinct[j] = c->ch->ks_pay_distinct[j];
 	return true;
 }
 

@@ -92,13 +92,15 @@ pg_gpu_agg *PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task
 								pg_gpu_error *err);
 
 /*
- * Key sets of a held channel: the keys of the collect task that finished on it,
- * or keys sent from here (as pg_gpu_keyset_build takes them).  *ref gets the
- * set's reference for a task's sets[] (its has_null and nonempty kept).
+ * Key sets of a held channel: the keys of the collect task that finished on it
+ * (pay_distinct, PG_GPU_MAX_PAYLOAD of them: its payload's distinct words, -1
+ * unknown), or keys sent from here (as pg_gpu_keyset_build takes them).  *ref
+ * gets the set's reference for a task's sets[] (its has_null and nonempty
+ * kept).
  */
 bool		PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref,
 										uint64 *keys, uint64 *distinct, int *has_null,
-										pg_gpu_error *err);
+										int64 *pay_distinct, pg_gpu_error *err);
 bool		PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *vals,
 									const char *data, const uint64 *off, bool emulate,
 									pg_gpu_set_ref *ref, uint64 *distinct, pg_gpu_error *err);

@@ -97,6 +97,9 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 			return;
 		}
 		ks = pg_gpu_agg_keyset(w->agg, (int) ch->arg, &keys, &has_null, &ch->err);
+		/* a task with a payload: its columns' distinct words (else -1) */
+		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
+			ch->ks_pay_distinct[j] = ks != NULL ? pg_gpu_keyset_pay_distinct(ks, j) : -1;
 	}
 	else
 	{
