@@ -501,6 +501,176 @@ test_collect_aux(const Table &tb, bool emulate, int chunk)
 	pg_gpu_keyset_free(ks);
 }
 
+/*
+ * A collect task with a payload (collect_pay 3): the unique id its key, i2, i8
+ * and "i4 IS NOT NULL" (a bool) carried, NULLs among them.  Checked against
+ * the rows: keys, distinct keys, the NULL flag, each column's distinct words
+ * (at least the distinct non-NULL values, at most one more), and each key's
+ * payload read back by a task grouped by (id, SET_VAL of each column).
+ */
+static void
+test_collect_pay(const Table &tb, bool emulate, int chunk)
+{
+	pg_gpu_agg_task t = make_task();
+	char		what[96];
+	const int	types[4] = {PG_GPU_INT4, PG_GPU_INT2, PG_GPU_INT8, PG_GPU_INT4};
+
+	snprintf(what, sizeof(what), "%s collect with payload chunk %d", emulate ? "emulated" : "gpu",
+			 chunk);
+	t.ninputs = 0;
+	t.nprog = 0;
+	t.ncols = 4;
+	for (int c = 0; c < 4; c++)
+	{
+		t.cols[c].attidx = (int16_t) (c == 0 ? 0 : c == 1 ? 2 : c == 2 ? 4 : 6);
+		t.cols[c].type = types[c];
+	}
+	for (int k = 0; k < 4; k++)
+	{
+		t.keys[k].start = t.nprog;
+		emit_op(t, PG_GPU_OP_COL, types[k], k);
+		t.keys[k].len = 1;
+		t.keys[k].type = types[k];
+	}
+	emit_op(t, PG_GPU_OP_ISNOTNULL, PG_GPU_BOOL);
+	t.keys[3].len = 2;
+	t.keys[3].type = PG_GPU_BOOL;
+	t.nkeys = 4;
+	t.collect = 1;
+	t.collect_pay = 3;
+	t.collect_hint = 1;
+	t.emulate = emulate ? 1 : 0;
+
+	std::map<int64_t, const Row *> want;
+	std::set<int64_t> d2, d8, db;
+	bool		want_null = false,
+				n2 = false,
+				n8 = false;
+
+	for (const Row &r : tb.rows)
+	{
+		if (!r.visible)
+			continue;
+		if (r.null[0])
+		{
+			want_null = true;
+			continue;
+		}
+		want[r.id] = &r;
+		if (r.null[2])
+			n2 = true;
+		else
+			d2.insert(r.i2);
+		if (r.null[4])
+			n8 = true;
+		else
+			d8.insert(r.i8);
+		db.insert(r.null[6] ? 0 : 1);
+	}
+
+	pg_gpu_agg_result res;
+	pg_gpu_status st;
+	pg_gpu_agg *agg = run_engine(tb, t, chunk, &res, &st);
+
+	if (!agg)
+		return;
+	CHECK(st == PG_GPU_OK, "%s: finish status %d", what, (int) st);
+
+	uint64_t	nkeys = 0;
+	int			has_null = 0;
+	pg_gpu_error err;
+	pg_gpu_keyset *ks = pg_gpu_agg_keyset(agg, PG_GPU_INT8, &nkeys, &has_null, &err);
+
+	pg_gpu_agg_end(agg);
+	CHECK(ks != nullptr, "%s: keyset: %s", what, err.message);
+	if (!ks)
+		return;
+	CHECK(nkeys == want.size() && pg_gpu_keyset_size(ks) == want.size(),
+		  "%s: %llu keys, %llu distinct vs %zu", what, (unsigned long long) nkeys,
+		  (unsigned long long) pg_gpu_keyset_size(ks), want.size());
+	CHECK(has_null == (want_null ? 1 : 0), "%s: has_null %d", what, has_null);
+
+	/* distinct words: the values, and a NULL's 0 where it is not one of them */
+	const std::set<int64_t> *ds[3] = {&d2, &d8, &db};
+	const bool	ns[3] = {n2, n8, false};
+
+	for (int j = 0; j < 3; j++)
+	{
+		int64_t		d = pg_gpu_keyset_pay_distinct(ks, j);
+		int64_t		lo = (int64_t) ds[j]->size();
+		int64_t		hi = lo + ((ns[j] && ds[j]->count(0) == 0) ? 1 : 0);
+
+		CHECK(d == hi || (want.empty() && d == 0), "%s: column %d: %lld distinct words vs %lld",
+			  what, j, (long long) d, (long long) hi);
+	}
+
+	/* the payload read back: a group per id, its words from the set */
+	pg_gpu_agg_task c = t;
+
+	c.collect = 0;
+	c.collect_pay = 0;
+	c.nprog = 0;
+	c.keys[0].start = 0;
+	emit_op(c, PG_GPU_OP_COL, PG_GPU_INT4, 0);
+	c.keys[0].len = 1;
+	for (int j = 0; j < 3; j++)
+	{
+		c.keys[1 + j].start = c.nprog;
+		emit_op(c, PG_GPU_OP_COL, PG_GPU_INT4, 0);
+		emit_op(c, PG_GPU_OP_SET_VAL, PG_GPU_INT8, 0, (uint32_t) j);
+		c.keys[1 + j].len = 2;
+	}
+	c.keys[1].type = PG_GPU_INT2;
+	c.keys[2].type = PG_GPU_INT8;
+	c.keys[3].type = PG_GPU_BOOL;
+	c.nsets = 1;
+	c.sets[0].nonempty = 1;
+	pg_gpu_keyset_ref(ks, &c.sets[0]);
+	c.groups_hint = (int64_t) want.size() + 1;
+	agg = run_engine(tb, c, chunk, &res, &st);
+	if (agg)
+	{
+		int			bad = 0;
+		int64_t		seen = 0;
+
+		CHECK(st == PG_GPU_OK, "%s: read-back status %d", what, (int) st);
+		for (int64_t g = 0; st == PG_GPU_OK && g < res.ngroups; g++)
+		{
+			uint64_t	k[PG_GPU_MAX_KEYS];
+			uint32_t	nm = 0;
+			int64_t		rows = 0;
+			pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
+
+			pg_gpu_agg_group(agg, g, k, &nm, &rows, states);
+			if (nm & 1)
+			{
+				/* rows whose id is NULL: no key, every word NULL */
+				bad += (nm & 14) != 14;
+				continue;
+			}
+			auto		it = want.find((int64_t) k[0]);
+
+			if (it == want.end())
+			{
+				bad++;
+				continue;
+			}
+			const Row  &r = *it->second;
+
+			seen++;
+			bad += ((nm >> 1) & 1) != (r.null[2] ? 1u : 0u) ||
+				(!r.null[2] && (int64_t) k[1] != (int64_t) r.i2);
+			bad += ((nm >> 2) & 1) != (r.null[4] ? 1u : 0u) ||
+				(!r.null[4] && (int64_t) k[2] != r.i8);
+			bad += ((nm >> 3) & 1) != 0 || k[3] != (r.null[6] ? 0u : 1u);
+		}
+		CHECK(bad == 0 && seen == (int64_t) want.size(), "%s: %d payloads wrong, %lld of %zu keys",
+			  what, bad, (long long) seen, want.size());
+		pg_gpu_agg_end(agg);
+	}
+	pg_gpu_keyset_free(ks);
+}
+
 void
 keyset_tests(std::mt19937_64 &rng, bool gpu)
 {
@@ -515,7 +685,10 @@ keyset_tests(std::mt19937_64 &rng, bool gpu)
 						test_collect(tb, col, emulate != 0, chunk);
 			for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
 				for (int chunk : {4096, 3})
+				{
 					test_collect_aux(tb, emulate != 0, chunk);
+					test_collect_pay(tb, emulate != 0, chunk);
+				}
 		}
 	for (int emulate = 1; emulate >= (gpu ? 0 : 1); emulate--)
 		for (int type : {(int) PG_GPU_INT8, (int) PG_GPU_TEXT, (int) PG_GPU_BPCHAR})
