@@ -64,6 +64,10 @@ SET pg_gpu.direct_groups = off;
 \i sql/include/agg_distinct_q.sql
 RESET pg_gpu.direct_groups;
 RESET pg_gpu.chunk_pages;
+-- groups whose keys' hashes collide (one bit kept): the fold sorts them apart
+SET pg_gpu.debug_fold_hash_bits = 1;
+\i sql/include/agg_distinct_q.sql
+RESET pg_gpu.debug_fold_hash_bits;
 
 -- the GPU node, x among its keys
 EXPLAIN (COSTS OFF) SELECT count(DISTINCT x) FROM td;

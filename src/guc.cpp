@@ -56,6 +56,7 @@ int			pg_gpu_pin_workers_min_pages = 16384;
 bool		pg_gpu_pin_workers_early = true;
 bool		pg_gpu_expect_gpu = false;
 int			pg_gpu_debug_fail_after_chunks = -1;
+int			pg_gpu_debug_fold_hash_bits = 64;
 bool		pg_gpu_emulate_gpu = false;
 bool		pg_gpu_service = true;
 int			pg_gpu_service_tasks = 16;
@@ -223,6 +224,11 @@ PgGpuDefineGucs(void)
 							"Simulates a GPU failure after this many chunks (-1: never).",
 							"For testing the mid-query CPU fallback.",
 							&pg_gpu_debug_fail_after_chunks, -1, -1, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_gpu.debug_fold_hash_bits",
+							"Keeps only this many bits of count(DISTINCT)'s group hashes.",
+							"For testing: fewer bits make hash collisions, which the fold must sort out.",
+							&pg_gpu_debug_fold_hash_bits, 64, 0, 64,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_gpu.emulate_gpu",
 							 "Runs the GPU engine's code on the CPU instead of a GPU.",

@@ -38,6 +38,7 @@ extern int	pg_gpu_pin_workers_min_pages;
 extern bool pg_gpu_pin_workers_early;
 extern bool pg_gpu_expect_gpu;
 extern int	pg_gpu_debug_fail_after_chunks;
+extern int	pg_gpu_debug_fold_hash_bits;
 extern bool pg_gpu_emulate_gpu;
 extern bool pg_gpu_service;
 extern int	pg_gpu_service_tasks;
