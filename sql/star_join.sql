@@ -46,6 +46,18 @@ CREATE TABLE sd_empty (e_key int4);
 -- rows whose key is NULL, twice the same: they join nothing, and repeat harmlessly
 CREATE TABLE sd_nk (k int4, tag text);
 INSERT INTO sd_nk VALUES (1, 'a'), (2, 'b'), (3, 'a'), (NULL, 'z'), (NULL, 'z');
+-- dimensions joined to each other as well as to the fact table (TPC-H Q5, Q7):
+-- customers and suppliers of one nation number (NULL in some rows), nations named
+CREATE TABLE sd_cn (k int4, nk int4, nation text);
+INSERT INTO sd_cn SELECT i, CASE WHEN i % 29 = 0 THEN NULL ELSE i % 9 END,
+  (ARRAY['CHINA', 'JAPAN', 'INDIA', 'FRANCE', 'GERMANY', 'PERU', 'CANADA', 'BRAZIL', 'KENYA'])[i % 9 + 1]
+  FROM generate_series(1, 460) i;
+CREATE TABLE sd_sn (s_key int4, s_nk int4, s_nation text);
+INSERT INTO sd_sn SELECT i, CASE WHEN i % 19 = 0 THEN NULL ELSE i % 7 END,
+  (ARRAY['CHINA', 'JAPAN', 'INDIA', 'FRANCE', 'GERMANY', 'PERU', 'CANADA'])[i % 7 + 1]
+  FROM generate_series(1, 820) i;
+CREATE TABLE sd_nn (nn_key int4, nn_name text);
+INSERT INTO sd_nn SELECT i, 'N' || i FROM generate_series(0, 8) i;
 CREATE TABLE sf_fact (f_id int4, f_date int4, f_cust int4, f_part int4, f_qty int4,
   f_disc int4, f_rev int4, f_cost int4);
 INSERT INTO sf_fact SELECT i,
@@ -53,7 +65,8 @@ INSERT INTO sf_fact SELECT i,
   CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 31) % 460 + 1 END,
   (i * 17) % 820 + 1, i % 50 + 1, i % 11, 1000 + (i * 37) % 9000, 500 + (i * 13) % 4000
   FROM generate_series(1, 30000) i;
-VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk, sf_fact;
+VACUUM ANALYZE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk,
+  sd_cn, sd_sn, sd_nn, sf_fact;
 -- the plan under force: one GpuAgg scans the fact table, probes a key set per
 -- dimension (their group columns its payload) and groups on the GPU; the
 -- children are PostgreSQL's plan (the fallback) and each dimension's plan
@@ -67,6 +80,16 @@ EXPLAIN (COSTS OFF) SELECT f_qty % 4 AS m,
   sum(CASE WHEN o_pri = '1-URGENT' OR o_pri = '2-HIGH' THEN 1 ELSE 0 END) AS high,
   count(o_flag), min(o_day)
   FROM sf_fact JOIN sd_ord ON f_part = o_key GROUP BY 1 ORDER BY 1;
+-- ... and two dimensions joined to each other: each its own set, the clause
+-- between them tested on the GPU with both payloads (GPU Join Filter)
+EXPLAIN (COSTS OFF) SELECT nn_name, count(*), sum(f_rev)
+  FROM sf_fact, sd_cn, sd_sn, sd_nn
+  WHERE f_cust = k AND f_part = s_key AND nk = s_nk AND nk = nn_key
+  GROUP BY nn_name ORDER BY 1;
+EXPLAIN (COSTS OFF) SELECT nation, s_nation, count(*) FROM sf_fact, sd_cn, sd_sn
+  WHERE f_cust = k AND f_part = s_key
+    AND ((nation = 'FRANCE' AND s_nation = 'GERMANY') OR (nation = 'GERMANY' AND s_nation = 'FRANCE'))
+  GROUP BY 1, 2 ORDER BY 1, 2;
 RESET pg_gpu.force;
 SET pg_gpu.enabled = off;
 \i sql/include/star_join_q.sql
@@ -88,4 +111,5 @@ RESET pg_gpu.debug_fail_after_chunks;
 RESET pg_gpu.chunk_pages;
 RESET pg_gpu.expect_gpu;
 RESET pg_gpu.force;
-DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk, sf_fact;
+DROP TABLE sd_date, sd_nation, sd_cust, sd_part, sd_dup, sd_ord, sd_dupi, sd_empty, sd_nk,
+  sd_cn, sd_sn, sd_nn, sf_fact;

@@ -82,3 +82,20 @@ SELECT d_year, o_flag, count(*) FROM sf_fact, sd_ord, sd_date
   WHERE f_part = o_key AND f_date = d_key AND o_pri < '3' GROUP BY 1, 2 ORDER BY 1, 2;
 -- keys that repeat, a word carried
 SELECT v, count(*), sum(f_qty) FROM sf_fact JOIN sd_dupi ON f_part = k GROUP BY v ORDER BY v;
+-- dimensions joined to each other (the clause tested per fact row): an equality
+-- through three tables (an equivalence class), NULL nation numbers joining nothing
+SELECT nn_name, count(*), sum(f_rev), min(f_cost)
+  FROM sf_fact, sd_cn, sd_sn, sd_nn
+  WHERE f_cust = k AND f_part = s_key AND nk = s_nk AND nk = nn_key
+  GROUP BY nn_name ORDER BY 1;
+SELECT nk, count(*), sum(f_qty) FROM sf_fact, sd_cn, sd_sn
+  WHERE f_cust = k AND f_part = s_key AND nk = s_nk AND f_disc < 6 GROUP BY nk ORDER BY 1;
+-- pairs of names (TPC-H Q7's shape), a comparison that is no equality, IS DISTINCT FROM
+SELECT nation, s_nation, count(*), sum(f_rev) FROM sf_fact, sd_cn, sd_sn
+  WHERE f_cust = k AND f_part = s_key
+    AND ((nation = 'FRANCE' AND s_nation = 'GERMANY') OR (nation = 'GERMANY' AND s_nation = 'FRANCE'))
+  GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT s_nation, count(*) FROM sf_fact, sd_cn, sd_sn
+  WHERE f_cust = k AND f_part = s_key AND nk < s_nk GROUP BY 1 ORDER BY 1;
+SELECT count(*), sum(f_rev) FROM sf_fact, sd_cn, sd_sn
+  WHERE f_cust = k AND f_part = s_key AND nk IS DISTINCT FROM s_nk;

@@ -51,6 +51,8 @@ typedef enum GpuAggPrivateIndex
 	GPUAGG_PRIV_DESERIALFN,		/* OidList: direct mode, each aggregate's
 								 * deserialize function where its state is
 								 * internal (InvalidOid: none) */
+	GPUAGG_PRIV_JOIN_FILTER_TEXT,	/* String: a star join's clauses between
+									 * dimensions, deparsed ("" if none) */
 	GPUAGG_PRIV_COUNT,
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
@@ -71,6 +73,7 @@ typedef struct GpuAggPrivate
 	List	   *key_codes;
 	String	   *distinct_text;
 	List	   *deserialfns;
+	String	   *join_filter_text;
 	/* the path's only */
 	List	   *scan_tlist;
 	Node	   *having;
@@ -93,6 +96,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->key_codes);
 	l = lappend(l, p->distinct_text);
 	l = lappend(l, p->deserialfns);
+	l = lappend(l, p->join_filter_text);
 	Assert(list_length(l) == GPUAGG_PRIV_COUNT);
 	if (!path)
 		return l;
@@ -117,6 +121,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->key_codes = (List *) list_nth(l, GPUAGG_PRIV_KEY_CODES);
 	p->distinct_text = (String *) list_nth(l, GPUAGG_PRIV_DISTINCT_TEXT);
 	p->deserialfns = (List *) list_nth(l, GPUAGG_PRIV_DESERIALFN);
+	p->join_filter_text = (String *) list_nth(l, GPUAGG_PRIV_JOIN_FILTER_TEXT);
 	if (list_length(l) < GPUAGG_PATH_COUNT)
 		return;
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);

@@ -566,8 +566,16 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 			keys = lappend(keys, get_sortgroupclause_expr(lfirst_node(SortGroupClause, lc),
 														  parse->targetList));
 		upper = list_concat(upper, keys);
+		/*
+		 * The clauses between dimensions are read per row, as the aggregates'
+		 * arguments: their columns carried as payload, an expression that reads
+		 * a dimension's text as a bool; tested on the GPU with the join's.
+		 */
+		upper = list_concat(upper, star->residual);
+		keys = list_concat(keys, star->residual);
 		if (!star_sets(root, &b, star, rte->relid, upper, keys, &join_quals, &star_cost))
 			return false;
+		join_quals = list_concat(join_quals, star->residual);
 	}
 
 	/* GROUP BY keys */
@@ -787,6 +795,8 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		PgGpuAggHavingPrefilter(&b, (List *) extra->havingQual);
 	priv.task = PgGpuTaskConst(b.task);
 	priv.filter_text = PgGpuFilterText(quals, rte->relid, scan_rel->relid);
+	priv.join_filter_text = star != NULL && star->residual != NIL
+		? PgGpuJoinFilterText(root, star->residual) : makeString(pstrdup(""));
 	priv.finalfns = finalfns;
 	priv.deserialfns = deserialfns;
 	priv.sets = b.comp.set_sources;

@@ -31,6 +31,7 @@ extern "C" {
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 
 #include "utils/selfuncs.h"
 
@@ -345,7 +346,8 @@ PgGpuFindSetJoinSides(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
  * members must each read one table, or one dimension's).
  */
 static bool
-star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comps)
+star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comps,
+				 bool residual_ok = false)
 {
 	int			relid = -1;
 	ListCell   *lc;
@@ -362,6 +364,9 @@ star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comp
 			ListCell   *lc2;
 
 			if (!bms_is_subset(ri->required_relids, join_ids) || bms_is_empty(other))
+				continue;
+			/* between dimensions only: the residual (try_star_residual) */
+			if (residual_ok && !bms_overlap(ri->required_relids, fact_ids))
 				continue;
 			foreach(lc2, comps)
 				inside |= bms_is_subset(other, (Relids) lfirst(lc2));
@@ -417,39 +422,16 @@ dims_linked(PlannerInfo *root, RelOptInfo *r, Relids c)
 	return generate_join_implied_equalities(root, both, c, r) != NIL;
 }
 
-/* joinrel as fact's star join: its other relations in connected dimensions. */
+/*
+ * The star join of fact with the dimensions comps (Relids each): each a set
+ * join of the fact table with it, on one equality.
+ */
 static bool
-try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin *out)
+star_dims(PlannerInfo *root, RelOptInfo *fact, List *comps, PgGpuStarJoin *out)
 {
-	Relids		rest = bms_difference(joinrel->relids, fact->relids);
-	List	   *comps = NIL;
 	ListCell   *lc;
-	int			relid = -1;
 	int			i = 0;
 
-	if (fact->reloptkind != RELOPT_BASEREL || fact->rtekind != RTE_RELATION)
-		return false;
-	/* the dimensions: the other tables, linked by their own join clauses */
-	while ((relid = bms_next_member(rest, relid)) >= 0)
-	{
-		RelOptInfo *r = find_base_rel(root, relid);
-		Relids		mine = bms_make_singleton(relid);
-		List	   *keep = NIL;
-
-		foreach(lc, comps)
-		{
-			Relids		c = (Relids) lfirst(lc);
-
-			if (dims_linked(root, r, c))
-				mine = bms_union(mine, c);
-			else
-				keep = lappend(keep, c);
-		}
-		comps = lappend(keep, mine);
-	}
-	if (list_length(comps) > PG_GPU_STAR_MAX_DIMS ||
-		!star_clauses_fit(root, joinrel->relids, fact->relids, comps))
-		return false;
 	memset(out, 0, sizeof(*out));
 	foreach(lc, comps)
 	{
@@ -478,6 +460,188 @@ try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin
 	return true;
 }
 
+/* joinrel as fact's star join: its other relations in connected dimensions. */
+static bool
+try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin *out)
+{
+	Relids		rest = bms_difference(joinrel->relids, fact->relids);
+	List	   *comps = NIL;
+	ListCell   *lc;
+	int			relid = -1;
+
+	if (fact->reloptkind != RELOPT_BASEREL || fact->rtekind != RTE_RELATION)
+		return false;
+	/* the dimensions: the other tables, linked by their own join clauses */
+	while ((relid = bms_next_member(rest, relid)) >= 0)
+	{
+		RelOptInfo *r = find_base_rel(root, relid);
+		Relids		mine = bms_make_singleton(relid);
+		List	   *keep = NIL;
+
+		foreach(lc, comps)
+		{
+			Relids		c = (Relids) lfirst(lc);
+
+			if (dims_linked(root, r, c))
+				mine = bms_union(mine, c);
+			else
+				keep = lappend(keep, c);
+		}
+		comps = lappend(keep, mine);
+	}
+	if (list_length(comps) > PG_GPU_STAR_MAX_DIMS ||
+		!star_clauses_fit(root, joinrel->relids, fact->relids, comps))
+		return false;
+	return star_dims(root, fact, comps, out);
+}
+
+/* Whether an equi-join clause links the table r with the relations c. */
+static bool
+dims_equijoined(PlannerInfo *root, RelOptInfo *r, Relids c)
+{
+	Relids		both = bms_union(r->relids, c);
+	ListCell   *lc;
+
+	foreach(lc, r->joininfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (bms_overlap(ri->required_relids, c) && bms_is_subset(ri->required_relids, both) &&
+			ri->can_join && (ri->mergeopfamilies != NIL || OidIsValid(ri->hashjoinoperator)))
+			return true;
+	}
+	return generate_join_implied_equalities(root, both, c, r) != NIL;
+}
+
+String *
+PgGpuJoinFilterText(PlannerInfo *root, List *clauses)
+{
+	PlannedStmt *stmt = makeNode(PlannedStmt);
+	Bitmapset  *all = NULL;
+	List	   *ctx;
+
+	/* the names EXPLAIN gives the query's tables (aliases made unique) */
+	stmt->rtable = root->parse->rtable;
+	if (list_length(stmt->rtable) > 0)
+		all = bms_add_range(NULL, 1, list_length(stmt->rtable));
+	ctx = deparse_context_for_plan_tree(stmt, select_rtable_names_for_explain(stmt->rtable, all));
+	return makeString(deparse_expression((Node *) make_ands_explicit(list_copy(clauses)), ctx,
+										 true, false));
+}
+
+/* A dimension's relation: a table, or the join of its tables. */
+static RelOptInfo *
+comp_rel(PlannerInfo *root, Relids c)
+{
+	return bms_membership(c) == BMS_SINGLETON ? find_base_rel(root, bms_singleton_member(c))
+		: find_join_rel(root, c);
+}
+
+/*
+ * joinrel as fact's star join whose dimensions are also joined to each other,
+ * where try_star found one dimension joined to the fact table on two keys (Q5:
+ * orders and supplier, through c_nationkey = s_nationkey).  Only inner joins.
+ * Each table joined to the fact table starts a dimension; every other table
+ * joins the first dimension it has an equi-join with, until all have one.  The
+ * clauses between dimensions are the residual: the GPU tests them per fact
+ * row, reading each dimension's columns as payload (gpuagg_plan.cpp).
+ */
+static bool
+try_star_residual(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin *out)
+{
+	Relids		rest = bms_difference(joinrel->relids, fact->relids);
+	Relids		left = NULL;
+	List	   *comps = NIL;
+	List	   *residual = NIL;
+	ListCell   *lc;
+	int			relid = -1;
+	bool		changed = true;
+
+	if (fact->reloptkind != RELOPT_BASEREL || fact->rtekind != RTE_RELATION)
+		return false;
+	foreach(lc, root->join_info_list)
+		if (bms_overlap(lfirst_node(SpecialJoinInfo, lc)->syn_righthand, joinrel->relids) ||
+			bms_overlap(lfirst_node(SpecialJoinInfo, lc)->syn_lefthand, joinrel->relids))
+			return false;
+	while ((relid = bms_next_member(rest, relid)) >= 0)
+	{
+		if (dims_linked(root, find_base_rel(root, relid), fact->relids))
+			comps = lappend(comps, bms_make_singleton(relid));
+		else
+			left = bms_add_member(left, relid);
+	}
+	if (list_length(comps) < 2 || list_length(comps) > PG_GPU_STAR_MAX_DIMS)
+		return false;
+	while (changed && !bms_is_empty(left))
+	{
+		changed = false;
+		relid = -1;
+		while ((relid = bms_next_member(left, relid)) >= 0)
+		{
+			RelOptInfo *r = find_base_rel(root, relid);
+
+			foreach(lc, comps)
+				if (dims_equijoined(root, r, (Relids) lfirst(lc)))
+				{
+					lfirst(lc) = bms_add_member((Relids) lfirst(lc), relid);
+					left = bms_del_member(left, relid);
+					changed = true;
+					break;
+				}
+		}
+	}
+	if (!bms_is_empty(left))
+		return false;
+
+	/* the clauses between dimensions; none between the fact table and two */
+	relid = -1;
+	while ((relid = bms_next_member(rest, relid)) >= 0)
+	{
+		foreach(lc, find_base_rel(root, relid)->joininfo)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+			int			in = 0;
+			ListCell   *lc2;
+
+			if (!bms_is_subset(ri->required_relids, joinrel->relids))
+				continue;
+			foreach(lc2, comps)
+				in += bms_overlap(ri->required_relids, (Relids) lfirst(lc2)) ? 1 : 0;
+			if (in < 2)
+				continue;
+			if (bms_overlap(ri->required_relids, fact->relids))
+				return false;
+			residual = list_append_unique_ptr(residual, ri);
+		}
+	}
+	for (int i = 0; i < list_length(comps); i++)
+		for (int j = i + 1; j < list_length(comps); j++)
+		{
+			Relids		ci = (Relids) list_nth(comps, i);
+			Relids		cj = (Relids) list_nth(comps, j);
+			RelOptInfo *rj = comp_rel(root, cj);
+
+			if (rj == NULL)
+				return false;
+			foreach(lc, generate_join_implied_equalities(root, bms_union(ci, cj), ci, rj))
+				residual = list_append_unique_ptr(residual, lfirst(lc));
+		}
+	if (residual == NIL || !star_clauses_fit(root, joinrel->relids, fact->relids, comps, true))
+		return false;
+	if (!star_dims(root, fact, comps, out))
+		return false;
+	foreach(lc, residual)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (contain_volatile_functions((Node *) ri->clause) ||
+			contain_subplans((Node *) ri->clause) || contains_placeholder((Node *) ri->clause, NULL))
+			return false;
+		out->residual = lappend(out->residual, ri->clause);
+	}
+	return true;
+}
+
 bool
 PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
 {
@@ -491,7 +655,9 @@ PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out)
 	{
 		PgGpuStarJoin s;
 
-		if (try_star(root, joinrel, find_base_rel(root, relid), &s) &&
+		RelOptInfo *fact = find_base_rel(root, relid);
+
+		if ((try_star(root, joinrel, fact, &s) || try_star_residual(root, joinrel, fact, &s)) &&
 			(!found || s.fact->pages > out->fact->pages))
 		{
 			*out = s;

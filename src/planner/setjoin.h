@@ -84,7 +84,10 @@ List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *
  * A star join: one plain table (the fact table, whose pages the GPU scans)
  * joined on one equality each to dimensions (a table, or tables joined among
  * themselves: a snowflake), each a set join of the fact table with it.  Every
- * join clause lies inside a dimension or joins one to the fact table.
+ * join clause lies inside a dimension or joins one to the fact table; or, where
+ * all the joins are inner joins, links two dimensions (residual: c_nationkey =
+ * s_nationkey in TPC-H Q5, n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY' OR
+ * ... in Q7), tested on the GPU per fact row with both dimensions' payloads.
  */
 #define PG_GPU_STAR_MAX_DIMS 6
 
@@ -93,7 +96,11 @@ typedef struct PgGpuStarJoin
 	RelOptInfo *fact;
 	int			ndims;
 	PgGpuSetJoin dims[PG_GPU_STAR_MAX_DIMS];
+	List	   *residual;		/* clauses (Expr) between dimensions */
 } PgGpuStarJoin;
+
+/* Clauses over several tables as EXPLAIN shows them (each column with its table). */
+String	   *PgGpuJoinFilterText(PlannerInfo *root, List *clauses);
 
 /* Whether joinrel is such a join (the fact table the largest that can be). */
 bool		PgGpuFindStarJoin(PlannerInfo *root, RelOptInfo *joinrel, PgGpuStarJoin *out);
