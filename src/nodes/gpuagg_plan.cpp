@@ -778,6 +778,12 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) + fold_cost +
 		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;
+	elog(DEBUG1, "pg_gpu: GpuAgg path on %s: cost %.0f (scan %.0f, key sets %.0f, %s)",
+		 get_rel_name(rte->relid), cpath->path.total_cost,
+		 PgGpuScanCost(scan_rel, 1.0, true, in_service),
+		 (sj.probe ? sj.build_cost : 0.0) + star_cost,
+		 star != NULL ? (star->residual != NIL ? "star join, clauses between dimensions" : "star join")
+		 : sj.probe ? "set join" : "one table");
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);
 	if (sj.probe)
