@@ -1835,6 +1835,15 @@ class Gen:
                 joins.append(" JOIN %s %s ON %s.%s = %s.%s" % (
                     r.choice(["du", "dk"]), sub, al, r.choice(["kc", "kv", "val"]), sub,
                     r.choice(["kc", "kv", "val"])))
+        if n >= 2 and r.random() < 0.3:
+            # two dimensions joined to each other as well (TPC-H Q5, Q7): the GPU
+            # tests the clause per fact row with both dimensions' columns
+            a1, a2 = r.sample(["d%d" % (j + 1) for j in range(n)], 2)
+            dfilt.append(r.choice([
+                "%(a)s.val = %(b)s.val", "%(a)s.k = %(b)s.val", "%(a)s.val < %(b)s.val",
+                "%(a)s.val IS DISTINCT FROM %(b)s.val", "%(a)s.kd = %(b)s.kd",
+                "((%(a)s.kc = 'k1' AND %(b)s.kt = 'k2') OR (%(a)s.kc = 'k2' AND %(b)s.kt LIKE 'k1%%'))",
+                "%(a)s.kt = %(b)s.kt", "%(a)s.val + %(b)s.val > 0"]) % {"a": a1, "b": a2})
         if r.random() < 0.15:
             # a semi-join beside the inner ones
             fc, dc = r.choice(KEY_PAIRS)
