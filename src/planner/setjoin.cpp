@@ -403,11 +403,12 @@ star_clauses_fit(PlannerInfo *root, Relids join_ids, Relids fact_ids, List *comp
 
 /*
  * Whether a join clause links the table r with the relations c: one of r's
- * joininfo clauses over both, or an equality their equivalence classes imply
- * (not one with a constant: c.x = 'A' AND r.y = 'A' joins nothing).
+ * joininfo clauses over both (with equi, only an equality a hash or merge join
+ * could use), or an equality their equivalence classes imply (not one with a
+ * constant: c.x = 'A' AND r.y = 'A' joins nothing).
  */
 static bool
-dims_linked(PlannerInfo *root, RelOptInfo *r, Relids c)
+dims_linked(PlannerInfo *root, RelOptInfo *r, Relids c, bool equi = false)
 {
 	Relids		both = bms_union(r->relids, c);
 	ListCell   *lc;
@@ -416,7 +417,9 @@ dims_linked(PlannerInfo *root, RelOptInfo *r, Relids c)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (bms_overlap(ri->required_relids, c) && bms_is_subset(ri->required_relids, both))
+		if (bms_overlap(ri->required_relids, c) && bms_is_subset(ri->required_relids, both) &&
+			(!equi || (ri->can_join &&
+					   (ri->mergeopfamilies != NIL || OidIsValid(ri->hashjoinoperator)))))
 			return true;
 	}
 	return generate_join_implied_equalities(root, both, c, r) != NIL;
@@ -495,24 +498,6 @@ try_star(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGpuStarJoin
 	return star_dims(root, fact, comps, out);
 }
 
-/* Whether an equi-join clause links the table r with the relations c. */
-static bool
-dims_equijoined(PlannerInfo *root, RelOptInfo *r, Relids c)
-{
-	Relids		both = bms_union(r->relids, c);
-	ListCell   *lc;
-
-	foreach(lc, r->joininfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-
-		if (bms_overlap(ri->required_relids, c) && bms_is_subset(ri->required_relids, both) &&
-			ri->can_join && (ri->mergeopfamilies != NIL || OidIsValid(ri->hashjoinoperator)))
-			return true;
-	}
-	return generate_join_implied_equalities(root, both, c, r) != NIL;
-}
-
 String *
 PgGpuJoinFilterText(PlannerInfo *root, List *clauses)
 {
@@ -581,7 +566,7 @@ try_star_residual(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *fact, PgGp
 			RelOptInfo *r = find_base_rel(root, relid);
 
 			foreach(lc, comps)
-				if (dims_equijoined(root, r, (Relids) lfirst(lc)))
+				if (dims_linked(root, r, (Relids) lfirst(lc), true))
 				{
 					lfirst(lc) = bms_add_member((Relids) lfirst(lc), relid);
 					left = bms_del_member(left, relid);
