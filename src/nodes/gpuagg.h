@@ -159,8 +159,7 @@ typedef struct GpuAggState
 	/* the fold (gpuagg_fold.cpp): every group's record, equal keys together */
 	MemoryContext fold_cxt;
 	char	   *fold_recs;		/* fold_n records of fold_size bytes */
-	int64	   *fold_order;		/* the records' order: by their keys' hash */
-	uint64	   *fold_hash;		/* the hash at each position of fold_order */
+	struct GpuAggFoldEntry *fold_ix;	/* the records in order: by their keys' hash */
 	int64		fold_run_end;	/* the run of equal hashes being folded */
 	bool		fold_run_mixed; /* ... holds more than one group (a collision) */
 	int64		fold_n;

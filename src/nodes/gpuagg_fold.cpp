@@ -50,12 +50,12 @@ typedef struct FoldRec
 	uint64		keys[PG_GPU_MAX_KEYS];
 } FoldRec;
 
-/* An index entry while sorting: the record's hash beside its number. */
-typedef struct FoldHash
+/* The fold's order: a record's number and its GROUP BY keys' hash. */
+struct GpuAggFoldEntry
 {
 	uint64		hash;
 	int64		idx;
-} FoldHash;
+};
 
 static inline FoldRec *
 rec_at(GpuAggState *s, int64 i)
@@ -82,13 +82,16 @@ text_bytes(uint64 w, bool bpchar, const char **p, int *len)
 			(*len)--;
 }
 
-/* Order of two records by the GROUP BY keys: 0 exactly when they are one group. */
+/*
+ * Order of the records of two entries of the order by the GROUP BY keys: 0
+ * exactly when they are one group.
+ */
 static int
 rec_cmp(const void *a, const void *b, void *arg)
 {
 	GpuAggState *s = (GpuAggState *) arg;
-	const FoldRec *ra = rec_at(s, *(const int64 *) a);
-	const FoldRec *rb = rec_at(s, *(const int64 *) b);
+	const FoldRec *ra = rec_at(s, ((const GpuAggFoldEntry *) a)->idx);
+	const FoldRec *rb = rec_at(s, ((const GpuAggFoldEntry *) b)->idx);
 
 	for (int k = 0; k < s->nkeys_out; k++)
 	{
@@ -178,14 +181,14 @@ next_run(GpuAggState *s, int64 p)
 	int64		end = p + 1;
 	bool		mixed = false;
 
-	while (end < s->fold_n && s->fold_hash[end] == s->fold_hash[p])
+	while (end < s->fold_n && s->fold_ix[end].hash == s->fold_ix[p].hash)
 	{
-		if (!mixed && rec_cmp(&s->fold_order[end], &s->fold_order[p], s) != 0)
+		if (!mixed && rec_cmp(&s->fold_ix[end], &s->fold_ix[p], s) != 0)
 			mixed = true;
 		end++;
 	}
 	if (mixed)
-		qsort_arg(s->fold_order + p, (size_t) (end - p), sizeof(int64), rec_cmp, s);
+		qsort_arg(s->fold_ix + p, (size_t) (end - p), sizeof(GpuAggFoldEntry), rec_cmp, s);
 	s->fold_run_end = end;
 	s->fold_run_mixed = mixed;
 }
@@ -198,7 +201,7 @@ same_group(GpuAggState *s, int64 i)
 		return true;
 	if (i >= s->fold_run_end)
 		return false;
-	return !s->fold_run_mixed || rec_cmp(&s->fold_order[i], &s->fold_order[i - 1], s) == 0;
+	return !s->fold_run_mixed || rec_cmp(&s->fold_ix[i], &s->fold_ix[i - 1], s) == 0;
 }
 
 /*
@@ -214,11 +217,11 @@ fold_build(GpuAggState *s)
 	int			xk = s->t.nkeys - 1;
 	uint64		keys[PG_GPU_MAX_KEYS];
 	pg_gpu_col_state cols[PG_GPU_MAX_AGG_COLS];
-	FoldHash   *hs;
+	GpuAggFoldEntry *ix;
 	double		bytes;
 
 	s->fold_size = sizeof(FoldRec) + sizeof(pg_gpu_col_state) * ninputs;
-	bytes = (double) n * (s->fold_size + sizeof(int64) + sizeof(uint64) + sizeof(FoldHash));
+	bytes = (double) n * (s->fold_size + sizeof(GpuAggFoldEntry));
 	if (s->fold_cxt == NULL)
 		s->fold_cxt = AllocSetContextCreate(MemoryContextGetParent(s->row_cxt),
 											"GpuAgg distinct fold", ALLOCSET_DEFAULT_SIZES);
@@ -228,15 +231,10 @@ fold_build(GpuAggState *s)
 	s->fold_recs = (char *) MemoryContextAllocExtended(s->fold_cxt,
 													   Max(1, (size_t) n * s->fold_size),
 													   MCXT_ALLOC_NO_OOM);
-	s->fold_order = (int64 *) MemoryContextAllocExtended(s->fold_cxt,
-														 Max(1, (size_t) n * sizeof(int64)),
-														 MCXT_ALLOC_NO_OOM);
-	s->fold_hash = (uint64 *) MemoryContextAllocExtended(s->fold_cxt,
-														 Max(1, (size_t) n * sizeof(uint64)),
-														 MCXT_ALLOC_NO_OOM);
-	hs = (FoldHash *) MemoryContextAllocExtended(s->fold_cxt, Max(1, (size_t) n * sizeof(FoldHash)),
-												 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (s->fold_recs == NULL || s->fold_order == NULL || s->fold_hash == NULL || hs == NULL)
+	s->fold_ix = ix = (GpuAggFoldEntry *)
+		MemoryContextAllocExtended(s->fold_cxt, Max(1, (size_t) n * sizeof(GpuAggFoldEntry)),
+								   MCXT_ALLOC_NO_OOM);
+	if (s->fold_recs == NULL || ix == NULL)
 		return false;
 	for (int64 g = 0; g < n; g++)
 	{
@@ -251,19 +249,13 @@ fold_build(GpuAggState *s)
 		r->nullmask = nullmask & ((1u << s->nkeys_out) - 1);
 		r->x_null = (nullmask >> xk) & 1;
 		memcpy(rec_cols(r), cols, sizeof(pg_gpu_col_state) * ninputs);
-		hs[g].hash = s->nkeys_out > 0 ? rec_hash(s, r) : 0;
-		hs[g].idx = g;
+		ix[g].hash = s->nkeys_out > 0 ? rec_hash(s, r) : 0;
+		ix[g].idx = g;
 	}
 	/* by hash, then by position: equal keys stand together, collisions aside */
-	std::sort(hs, hs + n, [](const FoldHash &a, const FoldHash &b) {
+	std::sort(ix, ix + n, [](const GpuAggFoldEntry &a, const GpuAggFoldEntry &b) {
 		return a.hash != b.hash ? a.hash < b.hash : a.idx < b.idx;
 	});
-	for (int64 g = 0; g < n; g++)
-	{
-		s->fold_order[g] = hs[g].idx;
-		s->fold_hash[g] = hs[g].hash;
-	}
-	pfree(hs);
 	s->fold_run_end = 0;
 	s->fold_run_mixed = false;
 	s->fold_n = n;
@@ -277,8 +269,7 @@ PgGpuAggFoldReset(GpuAggState *s)
 	if (s->fold_cxt != NULL)
 		MemoryContextReset(s->fold_cxt);
 	s->fold_recs = NULL;
-	s->fold_order = NULL;
-	s->fold_hash = NULL;
+	s->fold_ix = NULL;
 	s->fold_run_end = 0;
 	s->fold_run_mixed = false;
 	s->fold_n = 0;
@@ -333,13 +324,13 @@ PgGpuAggFoldNext(GpuAggState *s)
 		CHECK_FOR_INTERRUPTS();
 		if (s->nkeys_out > 0)
 			next_run(s, s->fold_pos);
-		first = rec_at(s, s->fold_order[s->fold_pos++]);
+		first = rec_at(s, s->fold_ix[s->fold_pos++].idx);
 		rows = first->rows;
 		s->fold_distinct = first->x_null ? 0 : 1;
 		memcpy(acc, rec_cols(first), sizeof(pg_gpu_col_state) * ninputs);
 		while (s->fold_pos < s->fold_n && same_group(s, s->fold_pos))
 		{
-			FoldRec    *r = rec_at(s, s->fold_order[s->fold_pos++]);
+			FoldRec    *r = rec_at(s, s->fold_ix[s->fold_pos++].idx);
 
 			rows += r->rows;
 			s->fold_distinct += r->x_null ? 0 : 1;

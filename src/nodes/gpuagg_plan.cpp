@@ -774,13 +774,14 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		if (star != NULL && src.kind == PG_GPU_SET_DICT)
 			in_service = false;
 	}
-	cpath->path.startup_cost = PgGpuScanCost(scan_rel, 1.0, true, in_service) +
+	double		scan_cost = PgGpuScanCost(scan_rel, 1.0, true, in_service);
+
+	cpath->path.startup_cost = scan_cost +
 		(grouped ? ngroups * cpu_tuple_cost : 0.0) + fold_cost +
 		(sj.probe ? sj.build_cost : 0.0) + star_cost;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	elog(DEBUG1, "pg_gpu: GpuAgg path on %s: cost %.0f (scan %.0f, key sets %.0f, %s)",
-		 get_rel_name(rte->relid), cpath->path.total_cost,
-		 PgGpuScanCost(scan_rel, 1.0, true, in_service),
+		 get_rel_name(rte->relid), cpath->path.total_cost, scan_cost,
 		 (sj.probe ? sj.build_cost : 0.0) + star_cost,
 		 star != NULL ? (star->residual != NIL ? "star join, clauses between dimensions" : "star join")
 		 : sj.probe ? "set join" : "one table");
@@ -835,7 +836,9 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	 * add_path frees a path it rejects or later removes, so the sorted one
 	 * below reads a copy of the top node (its own children are in no list).
 	 */
-	Path	   *sort_input = direct
+	bool		offer_sorted = !pg_gpu_force && grouped && root->group_pathkeys != NIL &&
+		grouping_is_sortable(parse->groupClause);
+	Path	   *sort_input = !offer_sorted ? NULL : direct
 		? (Path *) memcpy(palloc(sizeof(CustomPath)), cpath, sizeof(CustomPath))
 		: (Path *) memcpy(palloc(sizeof(AggPath)), top, sizeof(AggPath));
 
@@ -850,8 +853,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	 * join's 526,040 rows estimated at 16,864) kept the latter, 672 ms against
 	 * GpuAgg's 408 ms.  Not under pg_gpu.force, whose one path is GpuAgg.
 	 */
-	if (!pg_gpu_force && grouped && root->group_pathkeys != NIL &&
-		grouping_is_sortable(parse->groupClause))
+	if (offer_sorted)
 		PgGpuAddPath(output_rel, (Path *) create_sort_path(root, output_rel, sort_input,
 															root->group_pathkeys, -1.0));
 	return true;

@@ -159,6 +159,14 @@ ne_clause_of(PlannerInfo *root, RestrictInfo *ri, Relids probe_ids, Relids build
 	return true;
 }
 
+/* The relation of relids: a table, or the join of its tables (NULL if none was made). */
+static RelOptInfo *
+comp_rel(PlannerInfo *root, Relids c)
+{
+	return bms_membership(c) == BMS_SINGLETON ? find_base_rel(root, bms_singleton_member(c))
+		: find_join_rel(root, c);
+}
+
 /*
  * Probe (a plain table, or with any_probe any relation) as the probe side of a
  * join with the relations build_ids, the join of both being join_ids (a join
@@ -184,9 +192,7 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 		probe->cheapest_total_path == NULL || IS_DUMMY_REL(probe) ||
 		probe->cheapest_total_path->param_info != NULL)
 		return false;
-	build = bms_membership(build_ids) == BMS_SINGLETON
-		? find_base_rel(root, bms_singleton_member(build_ids))
-		: find_join_rel(root, build_ids);
+	build = comp_rel(root, build_ids);
 	if (build == NULL || build->cheapest_total_path == NULL || IS_DUMMY_REL(build) ||
 		build->cheapest_total_path->param_info != NULL || !bms_is_empty(build->lateral_relids))
 		return false;
@@ -512,14 +518,6 @@ PgGpuJoinFilterText(PlannerInfo *root, List *clauses)
 	ctx = deparse_context_for_plan_tree(stmt, select_rtable_names_for_explain(stmt->rtable, all));
 	return makeString(deparse_expression((Node *) make_ands_explicit(list_copy(clauses)), ctx,
 										 true, false));
-}
-
-/* A dimension's relation: a table, or the join of its tables. */
-static RelOptInfo *
-comp_rel(PlannerInfo *root, Relids c)
-{
-	return bms_membership(c) == BMS_SINGLETON ? find_base_rel(root, bms_singleton_member(c))
-		: find_join_rel(root, c);
 }
 
 /*
