@@ -90,6 +90,12 @@ EXPLAIN (COSTS OFF) SELECT nation, s_nation, count(*) FROM sf_fact, sd_cn, sd_sn
   WHERE f_cust = k AND f_part = s_key
     AND ((nation = 'FRANCE' AND s_nation = 'GERMANY') OR (nation = 'GERMANY' AND s_nation = 'FRANCE'))
   GROUP BY 1, 2 ORDER BY 1, 2;
+-- ... and a dimension with clauses beside its equality (TPC-H Q19's OR of
+-- brands and quantities): its text tests carried as bools, the OR tested per
+-- fact row with the fact row's columns (GPU Join Filter)
+EXPLAIN (COSTS OFF) SELECT count(*), sum(f_rev) FROM sf_fact, sd_part
+  WHERE (f_part = p_key AND p_cat = 'C1' AND p_size = 'S' AND f_qty BETWEEN 1 AND 10)
+     OR (f_part = p_key AND p_cat = 'C2' AND f_qty BETWEEN 10 AND 20);
 RESET pg_gpu.force;
 SET pg_gpu.enabled = off;
 \i sql/include/star_join_q.sql

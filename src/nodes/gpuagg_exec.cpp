@@ -364,7 +364,7 @@ ExplainGpuAggImpl(GpuAggState *s, ExplainState *es)
 	GpuAggPrivateRead(cscan->custom_private, &priv);
 	if (s->distinct)
 		ExplainPropertyText("Distinct", strVal(priv.distinct_text), es);
-	/* a star join's clauses between dimensions, tested with their payloads */
+	/* a star join's join filter, tested with the dimensions' payloads */
 	if (strVal(priv.join_filter_text)[0] != '\0')
 		ExplainPropertyText("GPU Join Filter", strVal(priv.join_filter_text), es);
 	/* HAVING's terms the GPU tests before groups come back (pg_gpu_agg_task.having) */

@@ -567,9 +567,11 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 														  parse->targetList));
 		upper = list_concat(upper, keys);
 		/*
-		 * The clauses between dimensions are read per row, as the aggregates'
-		 * arguments: their columns carried as payload, an expression that reads
-		 * a dimension's text as a bool; tested on the GPU with the join's.
+		 * The join filter (clauses between dimensions, or beside a
+		 * dimension's equality) is read per row, as the aggregates'
+		 * arguments: their columns carried as payload, an expression that
+		 * reads a dimension's text as a bool; tested on the GPU with the
+		 * join's.
 		 */
 		upper = list_concat(upper, star->residual);
 		keys = list_concat(keys, star->residual);
@@ -783,7 +785,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	elog(DEBUG1, "pg_gpu: GpuAgg path on %s: cost %.0f (scan %.0f, key sets %.0f, %s)",
 		 get_rel_name(rte->relid), cpath->path.total_cost, scan_cost,
 		 (sj.probe ? sj.build_cost : 0.0) + star_cost,
-		 star != NULL ? (star->residual != NIL ? "star join, clauses between dimensions" : "star join")
+		 star != NULL ? (star->residual != NIL ? "star join with a join filter" : "star join")
 		 : sj.probe ? "set join" : "one table");
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(cpu_partial);

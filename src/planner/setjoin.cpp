@@ -168,23 +168,68 @@ comp_rel(PlannerInfo *root, Relids c)
 }
 
 /*
+ * Whether ri is an equality between the two sides that a key set decides
+ * exactly (PgGpuSetKeyType, the build side's argument of a value type the set
+ * holds); sets out's keytype, probe_key and build_key if so.
+ */
+static bool
+key_clause_of(PlannerInfo *root, RestrictInfo *ri, Relids probe_ids, Relids build_ids,
+			  PgGpuSetJoin *out)
+{
+	OpExpr	   *op = (OpExpr *) ri->clause;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		contain_volatile_functions((Node *) op) || contain_subplans((Node *) op) ||
+		contains_placeholder((Node *) op, NULL))
+		return false;
+
+	Expr	   *l = (Expr *) linitial(op->args);
+	Expr	   *r = (Expr *) lsecond(op->args);
+	int			ls = side_of(root, l, probe_ids, build_ids);
+	int			rs = side_of(root, r, probe_ids, build_ids);
+	int			kt;
+	int			bv;
+
+	if (!((ls == 1 && rs == 2) || (ls == 2 && rs == 1)))
+		return false;
+	kt = PgGpuSetKeyType(op->opno, exprType((Node *) l), exprType((Node *) r), op->inputcollid);
+	if (kt == 0)
+		return false;
+
+	Expr	   *bkey = ls == 1 ? r : l;
+
+	if ((bv = PgGpuValueType(exprType((Node *) bkey))) == 0 || PgGpuSetType(bv) != PgGpuSetType(kt))
+		return false;
+	out->keytype = kt;
+	out->probe_key = ls == 1 ? l : r;
+	out->build_key = bkey;
+	out->build_valtype = bv;
+	out->clause = (Expr *) op;
+	return true;
+}
+
+/*
  * Probe (a plain table, or with any_probe any relation) as the probe side of a
  * join with the relations build_ids, the join of both being join_ids (a join
  * rel, or a star join's fact table and one of its dimensions).  With
  * allow_ne, a semi- or anti-join may add an inner.b <> outer.x to its
- * equality.
+ * equality.  With residual (a star join's dimension), an inner join may have
+ * other clauses beside the equality its set decides: appended to *residual,
+ * for the GPU to test per probe row with the dimension's payload (TPC-H Q19's
+ * OR of brands, containers, sizes and quantities); of several equalities, the
+ * one whose build key PostgreSQL expects most distinct is the set's.
  */
 static bool
 try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build_ids,
 			 bool any_probe, PgGpuSetJoin *out, bool allow_ne = false,
-			 bool preserved_build = false)
+			 bool preserved_build = false, List **residual = NULL)
 {
 	Relids		probe_ids = probe->relids;
 	RelOptInfo *build;
 	List	   *clauses;
+	List	   *extra = NIL;
 	ListCell   *lc;
 	int			jt;
-	int			bv;
 
 	if (!any_probe && (probe->reloptkind != RELOPT_BASEREL || probe->rtekind != RTE_RELATION))
 		return false;
@@ -217,53 +262,66 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 							  out))
 			clauses = list_make1(lsecond(clauses));
 	}
-	if (list_length(clauses) != 1)
-		return false;
+	/* a star dimension's inner join: the set's equality, the rest residual */
+	if (list_length(clauses) > 1 && residual != NULL && jt == JOIN_INNER)
+	{
+		RestrictInfo *key = NULL;
+		double		best = -1;
 
-	RestrictInfo *ri = linitial_node(RestrictInfo, clauses);
-	OpExpr	   *op = (OpExpr *) ri->clause;
+		foreach(lc, clauses)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+			PgGpuSetJoin k;
+			double		groups;
 
-	if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		contain_volatile_functions((Node *) op) || contain_subplans((Node *) op) ||
-		contains_placeholder((Node *) op, NULL))
-		return false;
+			memset(&k, 0, sizeof(k));
+			if (ri->pseudoconstant || !key_clause_of(root, ri, probe_ids, build_ids, &k))
+				continue;
+			groups = estimate_num_groups(root, list_make1(k.build_key), build->rows, NULL, NULL);
+			if (groups > best)
+			{
+				best = groups;
+				key = ri;
+			}
+		}
+		if (key == NULL)
+			return false;
+		foreach(lc, clauses)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-	Expr	   *l = (Expr *) linitial(op->args);
-	Expr	   *r = (Expr *) lsecond(op->args);
-	int			ls = side_of(root, l, probe_ids, build_ids);
-	int			rs = side_of(root, r, probe_ids, build_ids);
-
-	if (!((ls == 1 && rs == 2) || (ls == 2 && rs == 1)))
-		return false;
-	out->keytype = PgGpuSetKeyType(op->opno, exprType((Node *) l), exprType((Node *) r),
-								   op->inputcollid);
-	if (out->keytype == 0)
-		return false;
-	out->probe_key = ls == 1 ? l : r;
-
-	/* the build plan, projected to its key alone */
-	Expr	   *bkey = ls == 1 ? r : l;
-	PathTarget *target = create_empty_pathtarget();
-
-	if ((bv = PgGpuValueType(exprType((Node *) bkey))) == 0 ||
-		PgGpuSetType(bv) != PgGpuSetType(out->keytype))
+			if (ri == key)
+				continue;
+			if (ri->pseudoconstant || contain_volatile_functions((Node *) ri->clause) ||
+				contain_subplans((Node *) ri->clause) ||
+				contains_placeholder((Node *) ri->clause, NULL))
+				return false;
+			extra = lappend(extra, ri->clause);
+		}
+		clauses = list_make1(key);
+	}
+	if (list_length(clauses) != 1 ||
+		!key_clause_of(root, linitial_node(RestrictInfo, clauses), probe_ids, build_ids, out))
 		return false;
 	/* the <>'s b beside an integer key: the build plan's second column */
 	if (out->ne_clause != NULL && PgGpuSetType(out->keytype) != PG_GPU_INT8)
 		return false;
-	add_column_to_pathtarget(target, bkey, 0);
+
+	/* the build plan, projected to its key alone */
+	PathTarget *target = create_empty_pathtarget();
+
+	add_column_to_pathtarget(target, out->build_key, 0);
 	if (out->ne_clause != NULL)
 		add_column_to_pathtarget(target, out->ne_build, 0);
 	target = set_pathtarget_cost_width(root, target);
 	out->build_path = (Path *) create_projection_path(root, build, build->cheapest_total_path,
 													  target);
-	out->build_key = bkey;
 	out->build_resno = 1;
-	out->build_valtype = bv;
 	out->probe = probe;
 	out->build = build;
 	out->jointype = (JoinType) jt;
-	out->clause = (Expr *) op;
+	if (residual != NULL)
+		*residual = list_concat(*residual, extra);
 	return true;
 }
 
@@ -439,6 +497,7 @@ static bool
 star_dims(PlannerInfo *root, RelOptInfo *fact, List *comps, PgGpuStarJoin *out)
 {
 	ListCell   *lc;
+	List	   *residual = NIL;
 	int			i = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -448,7 +507,8 @@ star_dims(PlannerInfo *root, RelOptInfo *fact, List *comps, PgGpuStarJoin *out)
 
 		PgGpuSetJoin *d = &out->dims[i];
 
-		if (!try_probe_of(root, bms_union(fact->relids, c), fact, c, false, d))
+		if (!try_probe_of(root, bms_union(fact->relids, c), fact, c, false, d, false, false,
+						  &residual))
 			return false;
 
 		/*
@@ -466,6 +526,7 @@ star_dims(PlannerInfo *root, RelOptInfo *fact, List *comps, PgGpuStarJoin *out)
 	}
 	out->fact = fact;
 	out->ndims = i;
+	out->residual = residual;
 	return true;
 }
 

@@ -88,6 +88,9 @@ List	   *PgGpuJoinSetTest(PlannerInfo *root, PgGpuCompiler *comp, PgGpuSetJoin *
  * all the joins are inner joins, links two dimensions (residual: c_nationkey =
  * s_nationkey in TPC-H Q5, n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY' OR
  * ... in Q7), tested on the GPU per fact row with both dimensions' payloads.
+ * An inner join with a dimension may also have clauses beside its equality
+ * (Q19's OR of brands and quantities over lineitem and part): the same join
+ * filter, over the fact row's columns and the dimension's payload.
  */
 #define PG_GPU_STAR_MAX_DIMS 6
 
@@ -96,7 +99,8 @@ typedef struct PgGpuStarJoin
 	RelOptInfo *fact;
 	int			ndims;
 	PgGpuSetJoin dims[PG_GPU_STAR_MAX_DIMS];
-	List	   *residual;		/* clauses (Expr) between dimensions */
+	List	   *residual;		/* the join filter: clauses (Expr) between
+								 * dimensions, or beside a dimension's equality */
 } PgGpuStarJoin;
 
 /* Clauses over several tables as EXPLAIN shows them (each column with its table). */
