@@ -100,14 +100,14 @@ SELECT s_nation, count(*) FROM sf_fact, sd_cn, sd_sn
 SELECT count(*), sum(f_rev) FROM sf_fact, sd_cn, sd_sn
   WHERE f_cust = k AND f_part = s_key AND nk IS DISTINCT FROM s_nk;
 -- a dimension with clauses beside its equality (TPC-H Q19's shape): an OR over
--- both tables' columns with bpchar padding, a float with NULLs, a second equality
--- (the set's key the more distinct one), a grouped form, two dimensions, and
--- keys that repeat (PostgreSQL's join answers)
+-- both tables' columns with bpchar padding, a float with NULLs, IS NOT DISTINCT
+-- FROM, a grouped form, two dimensions, and keys that repeat (PostgreSQL's join
+-- answers)
 SELECT count(*), sum(f_rev) FROM sf_fact, sd_part
   WHERE (f_part = p_key AND p_cat = 'C1' AND p_size = 'S' AND f_qty BETWEEN 1 AND 10)
      OR (f_part = p_key AND p_cat = 'C2' AND p_size = 'M     ' AND f_qty BETWEEN 10 AND 20)
      OR (f_part = p_key AND p_weight > f_qty * 3 AND p_cat IN ('C3', 'C4'));
-SELECT count(*), sum(f_cost) FROM sf_fact JOIN sd_part ON f_part = p_key AND f_disc = p_key % 11;
+SELECT count(*), sum(f_cost) FROM sf_fact JOIN sd_part ON f_part = p_key AND f_disc IS NOT DISTINCT FROM p_key % 11;
 SELECT p_cat, count(*), sum(f_qty) FROM sf_fact JOIN sd_part ON f_part = p_key AND f_disc < p_key % 11
   GROUP BY p_cat ORDER BY 1;
 SELECT d_year, count(*), sum(f_rev) FROM sf_fact, sd_date, sd_part

@@ -844,6 +844,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		? (Path *) memcpy(palloc(sizeof(CustomPath)), cpath, sizeof(CustomPath))
 		: (Path *) memcpy(palloc(sizeof(AggPath)), top, sizeof(AggPath));
 
+	PgGpuDropRiskyUpperPaths(output_rel, top->total_cost);
 	PgGpuAddPath(output_rel, top);
 
 	/*

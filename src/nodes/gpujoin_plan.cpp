@@ -145,6 +145,30 @@ PgGpuJoinCpuPath(PlannerInfo *root, Path *path)
 }
 
 /*
+ * An inner join whose build side is a join over a table of many times the
+ * probe side's rows: they would pass through the host into a key set, the
+ * wrong way round for a hash join (TPC-H Q9 forced, where every GPU path costs
+ * nothing: part's filtered rows probing the keys of lineitem joined to
+ * partsupp, cancelled after 40 s).  The table's rows, after its own filters,
+ * not the join's estimate, which PostgreSQL makes far too low for a join on
+ * two columns (each clause's selectivity multiplied).  Not offered, forced or
+ * not; a plain table's keys, collected on the GPU, may outnumber the probe's.
+ */
+static bool
+build_side_too_big(PlannerInfo *root, const PgGpuSetJoin *sj)
+{
+	double		most = 0;
+	int			relid = -1;
+
+	if (sj->jointype != JOIN_INNER || sj->build->reloptkind == RELOPT_BASEREL)
+		return false;
+	while ((relid = bms_next_member(sj->build->relids, relid)) >= 0)
+		if (root->simple_rel_array[relid] != NULL)
+			most = Max(most, root->simple_rel_array[relid]->rows);
+	return most > 10.0 * Max(sj->probe->rows, 1000.0);
+}
+
+/*
  * GpuHashJoin or GpuSemiJoin over the probe table's pages (PgGpuJoinPaths),
  * with PostgreSQL's join cpu as its fallback; false if the join is not one.
  */
@@ -162,7 +186,8 @@ gpujoin_heap_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu)
 	ListCell   *lc;
 
 	memset(&sj, 0, sizeof(sj));
-	if (!PgGpuFindSetJoin(root, joinrel, &sj) || sj.probe->cheapest_total_path == NULL ||
+	if (!PgGpuFindSetJoin(root, joinrel, &sj) || build_side_too_big(root, &sj) ||
+		sj.probe->cheapest_total_path == NULL ||
 		(rte = PgGpuPlainTable(root, sj.probe, sj.probe->cheapest_total_path->total_cost)) == NULL)
 		return false;
 	if (!PgGpuJoinOutput(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars))
@@ -310,7 +335,7 @@ gpujoin_slot_path(PlannerInfo *root, RelOptInfo *joinrel, Path *cpu, RelOptInfo 
 	ListCell   *lc;
 
 	memset(&sj, 0, sizeof(sj));
-	if (!PgGpuFindSetJoinSides(root, joinrel, outerrel, innerrel, &sj) ||
+	if (!PgGpuFindSetJoinSides(root, joinrel, outerrel, innerrel, &sj) || build_side_too_big(root, &sj) ||
 		!PgGpuJoinOutput(joinrel->reltarget->exprs, &sj, &probe_vars, &build_vars) ||
 		(build_vars != NIL && sj.jointype != JOIN_INNER))
 		return;

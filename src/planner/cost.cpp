@@ -218,6 +218,81 @@ PgGpuDropRiskyNestLoops(RelOptInfo *joinrel, Cost gpu_total)
 }
 
 /*
+ * The part of path's cost that such risky loops inside it (a nested loop probing
+ * a parameterized inner path per row of a join) spend per outer row: what
+ * PgGpuDropRiskyNestLoops would multiply.  Only through the nodes an
+ * aggregation's input plan is made of; any other node counts nothing.
+ */
+static Cost
+risky_loop_cost(Path *p)
+{
+	if (p == NULL)
+		return 0;
+	switch (nodeTag(p))
+	{
+		case T_NestPath:
+		case T_HashPath:
+		case T_MergePath:
+			{
+				JoinPath   *jp = (JoinPath *) p;
+				Cost		c = risky_loop_cost(jp->outerjoinpath) +
+					risky_loop_cost(jp->innerjoinpath);
+
+				if (IsA(p, NestPath) && PATH_REQ_OUTER(jp->innerjoinpath) != NULL &&
+					IS_JOIN_REL(jp->outerjoinpath->parent))
+					c += p->total_cost - jp->outerjoinpath->total_cost;
+				return c;
+			}
+		case T_AggPath:
+			return risky_loop_cost(((AggPath *) p)->subpath);
+		case T_GroupPath:
+			return risky_loop_cost(((GroupPath *) p)->subpath);
+		case T_SortPath:
+		case T_IncrementalSortPath:
+			return risky_loop_cost(((SortPath *) p)->subpath);
+		case T_ProjectionPath:
+			return risky_loop_cost(((ProjectionPath *) p)->subpath);
+		case T_GatherPath:
+			return risky_loop_cost(((GatherPath *) p)->subpath);
+		case T_GatherMergePath:
+			return risky_loop_cost(((GatherMergePath *) p)->subpath);
+		case T_MaterialPath:
+			return risky_loop_cost(((MaterialPath *) p)->subpath);
+		default:
+			return 0;
+	}
+}
+
+/*
+ * The same risk where a GPU aggregation replaces the whole join: an
+ * aggregation's paths whose input plans hold such loops (TPC-H Q11 at SF 10:
+ * nested loops from supplier into partsupp's index, priced 87 K units and
+ * taking 1.18 s, where PostgreSQL's plans of scans run at 500-750 units a ms),
+ * and that cost less than the GPU's path only until their loops' per-row part
+ * is multiplied by pg_gpu.nestloop_risk, leave output_rel.  Called before
+ * PgGpuAddPath with the GPU path's total cost.
+ */
+void
+PgGpuDropRiskyUpperPaths(RelOptInfo *output_rel, Cost gpu_total)
+{
+	ListCell   *lc;
+
+	if (pg_gpu_force || pg_gpu_nestloop_risk <= 1.0)
+		return;
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+		Cost		per_rows;
+
+		if (p->total_cost > gpu_total)
+			continue;
+		per_rows = risky_loop_cost(p);
+		if (per_rows > 0 && gpu_total < p->total_cost + (pg_gpu_nestloop_risk - 1.0) * per_rows)
+			output_rel->pathlist = foreach_delete_current(output_rel->pathlist, lc);
+	}
+}
+
+/*
  * Offer a GPU path; pg_gpu.force makes it the only one.
  *
  * A GPU path is never parallel-safe.  PostgreSQL's partial plans above this rel

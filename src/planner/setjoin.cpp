@@ -296,6 +296,22 @@ try_probe_of(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids build
 				contain_subplans((Node *) ri->clause) ||
 				contains_placeholder((Node *) ri->clause, NULL))
 				return false;
+			/*
+			 * A second equality makes a key of two columns, which the build
+			 * side holds once per pair, seldom once per column: only where a
+			 * unique index says the set's own column is.
+			 */
+			if (ri->can_join && OidIsValid(ri->hashjoinoperator))
+			{
+				PgGpuSetJoin k;
+
+				memset(&k, 0, sizeof(k));
+				(void) key_clause_of(root, key, probe_ids, build_ids, &k);
+				if (build->reloptkind != RELOPT_BASEREL ||
+					!relation_has_unique_index_for(root, build, NIL, list_make1(k.build_key),
+												   list_make1_oid(((OpExpr *) k.clause)->opno)))
+					return false;
+			}
 			extra = lappend(extra, ri->clause);
 		}
 		clauses = list_make1(key);
