@@ -19,6 +19,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
 #include "pg_gpu.h"
@@ -146,13 +147,17 @@ PgGpuJoinCpuPath(PlannerInfo *root, Path *path)
 
 /*
  * An inner join whose build side is a join over a table of many times the
- * probe side's rows: they would pass through the host into a key set, the
+ * probe side's rows, or such a table with children (a partitioned table, an
+ * inheritance parent): they would pass through the host into a key set, the
  * wrong way round for a hash join (TPC-H Q9 forced, where every GPU path costs
  * nothing: part's filtered rows probing the keys of lineitem joined to
  * partsupp, cancelled after 40 s).  The table's rows, after its own filters,
  * not the join's estimate, which PostgreSQL makes far too low for a join on
  * two columns (each clause's selectivity multiplied).  Not offered, forced or
  * not; a plain table's keys, collected on the GPU, may outnumber the probe's.
+ * Forced, such a join also evaluated the big side's filter on every row where
+ * PostgreSQL's plans first join a table that turns out empty (the fuzzer's
+ * seed 41: an overflow PostgreSQL never raised).
  */
 static bool
 build_side_too_big(PlannerInfo *root, const PgGpuSetJoin *sj)
@@ -160,7 +165,11 @@ build_side_too_big(PlannerInfo *root, const PgGpuSetJoin *sj)
 	double		most = 0;
 	int			relid = -1;
 
-	if (sj->jointype != JOIN_INNER || sj->build->reloptkind == RELOPT_BASEREL)
+	if (sj->jointype != JOIN_INNER)
+		return false;
+	/* a plain table's keys come from its pages, on the GPU */
+	if (sj->build->reloptkind == RELOPT_BASEREL && sj->build->rtekind == RTE_RELATION &&
+		!planner_rt_fetch(sj->build->relid, root)->inh)
 		return false;
 	while ((relid = bms_next_member(sj->build->relids, relid)) >= 0)
 		if (root->simple_rel_array[relid] != NULL)
