@@ -16,7 +16,7 @@ HOST_OBJS = $(HOST_SRCS:.cpp=.o)
 CUDA_H    = $(wildcard cuda/*.cuh cuda/*.h cuda/*/*.cuh cuda/*/*.h)
 OBJS     = $(SRC_CPP:.cpp=.o) $(HOST_OBJS)
 
-REGRESS      = agg_basic agg_distinct agg_special agg_numeric expr_extract agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text expr_text sort_basic sort_more sort_numeric sort_slot join_set join_slot join_rows join_ne dict table_cache plan_parallel sort_cursor join_placeholder plan_rescan agg_overflow guc_privileges star_join case_numeric agg_having agg_left_join decorrelate service service_faults colcache cancel_latency extension_update
+REGRESS      = agg_basic agg_distinct agg_special agg_numeric expr_extract agg_visibility agg_stream agg_fallback agg_explain agg_where agg_group gpu_aggs agg_text expr_text sort_basic sort_more sort_numeric sort_slot join_set join_slot join_rows join_ne dict table_cache plan_parallel sort_cursor join_placeholder plan_rescan agg_overflow guc_privileges star_join case_numeric agg_having agg_left_join agg_initplan decorrelate service service_faults colcache cancel_latency extension_update
 REGRESS_OPTS = --inputdir=. --outputdir=tmp/regress --load-extension=pg_gpu
 
 PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && pg_config --version | grep -q ' 15' && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)

@@ -47,6 +47,7 @@ extern "C" {
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -295,6 +296,20 @@ add_const(PgGpuCompiler *c, Datum d, bool isnull, int type, int *idx)
 	return true;
 }
 
+bool
+PgGpuInitPlanParam(struct PlannerInfo *root, Param *p)
+{
+	ListCell   *lc;
+
+	if (p->paramkind != PARAM_EXEC)
+		return false;
+	for (PlannerInfo *r = root; r != NULL; r = r->parent_root)
+		foreach(lc, r->init_plans)
+			if (list_member_int(lfirst_node(SubPlan, lc)->setParam, p->paramid))
+				return true;
+	return false;
+}
+
 /* Bytes as a text constant (a LIKE pattern compiled here). */
 bool
 add_bytes_const(PgGpuCompiler *c, const uint8 *b, int len, int *idx)
@@ -433,6 +448,21 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 
 				if (t == 0 || !add_const(c, k->constvalue, k->constisnull, t, &idx))
 					return false;
+				*type = t;
+				return emit(c, PG_GPU_OP_CONST, t, idx, 0, 1);
+			}
+		case T_Param:
+			{
+				/* an InitPlan's value: a constant the executor fills in */
+				Param	   *p = (Param *) e;
+				int			t = PgGpuValueType(p->paramtype);
+				int			idx;
+
+				if (t == 0 || is_text(t) || !c->allow_params || !PgGpuInitPlanParam(c->root, p) ||
+					!add_const(c, (Datum) 0, false, t, &idx))
+					return false;
+				c->params = lappend_int(lappend_int(lappend_int(lappend_int(c->params, p->paramid),
+																idx), t), 0);
 				*type = t;
 				return emit(c, PG_GPU_OP_CONST, t, idx, 0, 1);
 			}

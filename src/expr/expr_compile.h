@@ -53,7 +53,31 @@ typedef struct PgGpuCompiler
 	int			case_type;		/* ... and its value type */
 	int			case_scale;		/* ... a DECIMAL operand's scale and */
 	bool		case_fixed;		/* dscale fixedness (expr_control.cpp) */
+	/*
+	 * With allow_params (GpuAgg), a parameter an InitPlan sets is read as a
+	 * constant whose value the executor writes into the task before it runs
+	 * (PgGpuTableNode.params): params holds (paramid, constant index, value
+	 * type, scale) for each.  A numeric one only as an operand of a
+	 * comparison (compare_param, while that comparison compiles) whose other
+	 * operand's scale is below PG_GPU_PARAM_SCALE.
+	 */
+	bool		allow_params;
+	Param	   *compare_param;
+	List	   *params;
 } PgGpuCompiler;
+
+/*
+ * The scale a numeric parameter is carried at: its value exact at 16 digits
+ * (an avg's or a quotient's dscale is at least NUMERIC_MIN_SIG_DIGITS, 16)
+ * times ten; else its magnitude cut to 16 digits, then a 5.  No value of 16
+ * digits or fewer equals the latter, and every one orders against it as
+ * against the parameter itself, which lies strictly between the same two
+ * neighbours: so the comparison is exact whatever the value's digits.
+ */
+#define PG_GPU_PARAM_SCALE 17
+
+/* Whether p is set by an InitPlan of root's level or one above (a constant for a scan). */
+bool		PgGpuInitPlanParam(struct PlannerInfo *root, Param *p);
 
 /*
  * Key sets (task->sets) are filled in at run time from one of these sources, each

@@ -50,6 +50,8 @@ PgGpuIsNumericNode(Expr *e)
 			return ((Var *) e)->vartype == NUMERICOID;
 		case T_Const:
 			return ((Const *) e)->consttype == NUMERICOID;
+		case T_Param:
+			return ((Param *) e)->paramtype == NUMERICOID;
 		case T_OpExpr:
 			{
 				OpExpr	   *op = (OpExpr *) e;
@@ -165,7 +167,8 @@ operand(PgGpuCompiler *c, Expr *e, int *scale, bool *fixed)
  * (*scale); fixed: both operands' dscales fixed.
  */
 static bool
-aligned_operands(PgGpuCompiler *c, List *args, int *scale, bool *fixed)
+aligned_operands(PgGpuCompiler *c, List *args, int *scale, bool *fixed, int *sa_out = NULL,
+				 int *sb_out = NULL)
 {
 	int			sa,
 				sb;
@@ -177,6 +180,11 @@ aligned_operands(PgGpuCompiler *c, List *args, int *scale, bool *fixed)
 		return false;
 	*scale = Max(sa, sb);
 	*fixed = fa && fb;
+	if (sa_out != NULL)
+	{
+		*sa_out = sa;
+		*sb_out = sb;
+	}
 	if (sa < *scale && !PgGpuEmit(c, PG_GPU_OP_RESCALE, PG_GPU_DECIMAL, *scale - sa, 1, 0))
 		return false;
 	if (sb < *scale && !PgGpuEmit(c, PG_GPU_OP_RESCALE, PG_GPU_DECIMAL, *scale - sb, 0, 0))
@@ -194,8 +202,22 @@ compile_op(PgGpuCompiler *c, OpExpr *op, int *type)
 	if (op->opresulttype == BOOLOID)
 	{
 		int			strategy = PgGpuBtreeStrategy(op->opno, NUMERICOID, NUMERICOID);
+		Param	   *was = c->compare_param;
+		Expr	   *l = (Expr *) linitial(op->args);
+		Expr	   *r = (Expr *) lsecond(op->args);
+		int			sa,
+					sb;
+		bool		ok;
 
-		if (strategy == 0 || !aligned_operands(c, op->args, &scale, &fixed))
+		if (strategy == 0)
+			return false;
+		/* an InitPlan's parameter against a value of at most 16 digits */
+		c->compare_param = IsA(l, Param) ? (Param *) l : IsA(r, Param) ? (Param *) r : NULL;
+		ok = aligned_operands(c, op->args, &scale, &fixed, &sa, &sb);
+		if (ok && c->compare_param != NULL)
+			ok = (c->compare_param == (Param *) l ? sb : sa) < PG_GPU_PARAM_SCALE;
+		c->compare_param = was;
+		if (!ok)
 			return false;
 		*type = PG_GPU_BOOL;
 		return PgGpuEmit(c, PG_GPU_OP_CMP, PG_GPU_DECIMAL, strategy, 0, -1);
@@ -279,6 +301,23 @@ PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
 				c->dscale_fixed = true;
 				*type = PG_GPU_DECIMAL;
 				return PgGpuEmit(c, PG_GPU_OP_CONST, PG_GPU_DECIMAL, idx, (uint32) ds, 1);
+			}
+		case T_Param:
+			{
+				/* an InitPlan's value, a comparison's operand (PgGpuCompiler.params) */
+				Param	   *p = (Param *) e;
+				int			idx;
+
+				if (!c->allow_params || c->compare_param != p || !PgGpuInitPlanParam(c->root, p) ||
+					!add_decimal_const(c, 0, false, &idx))
+					return false;
+				c->params = lappend_int(lappend_int(lappend_int(lappend_int(c->params, p->paramid),
+																idx), PG_GPU_DECIMAL),
+										PG_GPU_PARAM_SCALE);
+				c->scale = PG_GPU_PARAM_SCALE;
+				c->dscale_fixed = true;
+				*type = PG_GPU_DECIMAL;
+				return PgGpuEmit(c, PG_GPU_OP_CONST, PG_GPU_DECIMAL, idx, PG_GPU_PARAM_SCALE, 1);
 			}
 		case T_OpExpr:
 			return compile_op(c, (OpExpr *) e, type);

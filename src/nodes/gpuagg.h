@@ -53,6 +53,8 @@ typedef enum GpuAggPrivateIndex
 								 * internal (InvalidOid: none) */
 	GPUAGG_PRIV_JOIN_FILTER_TEXT,	/* String: a star join's clauses between
 									 * dimensions, deparsed ("" if none) */
+	GPUAGG_PRIV_PARAMS,			/* IntList: InitPlan parameters read as
+								 * constants (PgGpuCompiler.params) */
 	GPUAGG_PRIV_COUNT,
 	/* the path's list only; the plan moves them where they belong */
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
@@ -74,6 +76,7 @@ typedef struct GpuAggPrivate
 	String	   *distinct_text;
 	List	   *deserialfns;
 	String	   *join_filter_text;
+	List	   *params;
 	/* the path's only */
 	List	   *scan_tlist;
 	Node	   *having;
@@ -97,6 +100,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->distinct_text);
 	l = lappend(l, p->deserialfns);
 	l = lappend(l, p->join_filter_text);
+	l = lappend(l, p->params);
 	Assert(list_length(l) == GPUAGG_PRIV_COUNT);
 	if (!path)
 		return l;
@@ -122,6 +126,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->distinct_text = (String *) list_nth(l, GPUAGG_PRIV_DISTINCT_TEXT);
 	p->deserialfns = (List *) list_nth(l, GPUAGG_PRIV_DESERIALFN);
 	p->join_filter_text = (String *) list_nth(l, GPUAGG_PRIV_JOIN_FILTER_TEXT);
+	p->params = (List *) list_nth(l, GPUAGG_PRIV_PARAMS);
 	if (list_length(l) < GPUAGG_PATH_COUNT)
 		return;
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);

@@ -125,6 +125,7 @@ BeginGpuAggImpl(GpuAggState *s, EState *estate, int eflags)
 		s->aggcxt = (Node *) as;
 	}
 
+	s->t.params = priv.params;
 	/* the fallback: PostgreSQL's own partial aggregate; then a join's build side */
 	PgGpuTableNodeBeginChildren(&s->t, estate, eflags, priv.sets);
 }

@@ -549,6 +549,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	memset(&b, 0, sizeof(b));
 	b.task = (pg_gpu_agg_task *) palloc0(sizeof(pg_gpu_agg_task));
 	PgGpuPlannerCompilerInit(&b.comp, b.task, scan_rel->relid, root);
+	b.comp.allow_params = true;
 
 	/* the table's quals; the join's test is added to them below */
 	quals = PgGpuOrderedQuals(root, scan_rel->baserestrictinfo);
@@ -808,6 +809,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		? PgGpuJoinFilterText(root, star->residual) : makeString(pstrdup(""));
 	priv.finalfns = finalfns;
 	priv.deserialfns = deserialfns;
+	priv.params = b.comp.params;
 	priv.sets = b.comp.set_sources;
 	priv.scan_tlist = direct ? make_tlist_from_pathtarget(partial_target) : NIL;
 	priv.having = direct ? extra->havingQual : NULL;

@@ -14,9 +14,11 @@ extern "C" {
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "executor/nodeSubplan.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -191,6 +193,102 @@ groups_bound(const pg_gpu_agg_task *task, const PgGpuSets *sets)
  * Stream the table through the GPU.  Returns true with t->res filled, or false with
  * t->fb_reason set (engine released, pins dropped).
  */
+/*
+ * A numeric parameter's value as the task reads it at scale (the
+ * PG_GPU_PARAM_SCALE, one digit past 16): exact at 16 digits, times ten;
+ * else the magnitude cut to 16 digits and a 5 after it (expr_compile.h says
+ * why the comparisons stay exact).  False for NaN, infinities and values too
+ * large for the task's 90 bits.
+ */
+static bool
+param_decimal(Datum d, int scale, __int128 *out)
+{
+	const __int128 limit = (__int128) 1 << PG_GPU_DEC_BITS;
+	const char *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
+	bool		neg = *s == '-';
+	bool		frac = false;
+	bool		inexact = false;
+	int			ds = 0;
+	__int128	acc = 0;
+
+	for (s += neg ? 1 : 0; *s; s++)
+	{
+		if (*s == '.')
+		{
+			frac = true;
+			continue;
+		}
+		if (*s < '0' || *s > '9')
+			return false;		/* NaN, Infinity */
+		if (frac && ds >= scale - 1)
+		{
+			inexact |= *s != '0';
+			continue;
+		}
+		acc = acc * 10 + (*s - '0');
+		if (acc >= limit)
+			return false;
+		ds += frac ? 1 : 0;
+	}
+	for (; ds < scale - 1; ds++)
+		if ((acc *= 10) >= limit)
+			return false;
+	acc = acc * 10 + (inexact ? 5 : 0);
+	if (acc >= limit)
+		return false;
+	*out = neg ? -acc : acc;
+	return true;
+}
+
+/*
+ * The values of the InitPlan parameters the task reads as constants
+ * (PgGpuCompiler.params), each InitPlan run first if it has not been, as
+ * ExecEvalParamExec does.  False, with why in msg, for a value the task
+ * cannot hold (a numeric NaN, infinity or one beyond its 90 bits).
+ */
+static bool
+set_params(PgGpuTableNode *t, char *msg, size_t len)
+{
+	ExprContext *econtext = t->css.ss.ps.ps_ExprContext;
+	ListCell   *lc;
+
+	for (lc = list_head(t->params); lc != NULL; lc = lnext(t->params, lc))
+	{
+		int			paramid = lfirst_int(lc);
+		int			idx = lfirst_int(lc = lnext(t->params, lc));
+		int			type = lfirst_int(lc = lnext(t->params, lc));
+		int			scale = lfirst_int(lc = lnext(t->params, lc));
+		ParamExecData *prm = &econtext->ecxt_param_exec_vals[paramid];
+
+		if (prm->execPlan != NULL)
+			ExecSetParamPlan((SubPlanState *) prm->execPlan, econtext);
+		t->task.const_null &= ~(UINT64CONST(1) << idx);
+		if (prm->isnull)
+		{
+			t->task.const_null |= UINT64CONST(1) << idx;
+			continue;
+		}
+		if (type == PG_GPU_DECIMAL)
+		{
+			__int128	v;
+
+			if (!param_decimal(prm->value, scale, &v))
+			{
+				snprintf(msg, len, "parameter $%d is a numeric the GPU cannot hold", paramid);
+				return false;
+			}
+			t->task.consts[idx] = (uint64) v;
+			t->task.consts[idx + 1] = (uint64) ((unsigned __int128) v >> 64);
+		}
+		else if (!PgGpuDatumWord(prm->value, type, &t->task.consts[idx]))
+		{
+			snprintf(msg, len, "parameter $%d has a value the GPU cannot read", paramid);
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool
 run_on_gpu(PgGpuTableNode *t)
 {
@@ -205,6 +303,8 @@ run_on_gpu(PgGpuTableNode *t)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	lapt = t0;
+	if (t->params != NIL && !set_params(t, msg, sizeof(msg)))
+		return give_up(t, PG_GPU_FB_UNSUPPORTED, msg);
 	INSTR_TIME_SET_ZERO(t->t_setup);
 	INSTR_TIME_SET_ZERO(t->t_finish);
 	INSTR_TIME_SET_ZERO(t->t_fetch);

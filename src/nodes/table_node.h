@@ -29,6 +29,9 @@ typedef struct PgGpuTableNode
 	bool		batched;		/* the engine keeps the rows, handed back in
 								 * batches (GpuSort, GpuHashJoin, GpuSemiJoin) */
 	List	   *set_sources;	/* the task's key sets (expr_compile.h) */
+	List	   *params;			/* InitPlan parameters whose values the task's
+								 * constants take before each run
+								 * (PgGpuCompiler.params) */
 
 	/*
 	 * The scanned table.  ss_currentRelation stays NULL: execCurrent.c would
