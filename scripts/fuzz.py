@@ -1031,6 +1031,17 @@ class Gen:
     def atom(self, r, a, q_):
         d = self.d
         x = r.random()
+        if x < 0.03:
+            # a scalar subquery's value (an InitPlan parameter, read as a task constant)
+            col, sub = r.choice([
+                ("n", "avg(d.val)"), ("n2", "avg(d.val) / 3"), ("n4", "max(d.val)::numeric / 7"),
+                ("n", "min(d.w)::numeric"), ("i4", "max(d.k)"), ("i8", "avg(d.k8)"),
+                ("f8", "avg(d.w)"), ("g", "max(d.val) - 40"), ("d", "min(d.kd)"),
+                ("ts", "max(d.kts)"), ("n2", "sum(d.val)")])
+            dwhere = r.choice(["", " WHERE d.did %% %d = 0" % r.randint(2, 7), " WHERE d.val > 100"])
+            return "%s.%s %s (SELECT %s FROM %s d%s)" % (
+                a, col, r.choice(["=", "<>", "<", "<=", ">", ">="]), sub,
+                r.choice(["dk", "du", "de"]), dwhere)
         if x < 0.30:
             e = self.num(r, a, 1 if r.random() < 0.6 else 0)
             op = r.choice(["=", "<>", "<", "<=", ">", ">="])
