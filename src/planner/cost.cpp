@@ -180,6 +180,46 @@ cheapest_parallel_safe(RelOptInfo *rel)
 }
 
 /*
+ * A nested loop that probes a parameterized inner path once per row of a join
+ * (the risk below): its per-row part, the cost above its outer side's; else 0.
+ */
+static Cost
+risky_part(Path *p)
+{
+	JoinPath   *jp = (JoinPath *) p;
+
+	if (!IsA(p, NestPath) || PATH_REQ_OUTER(jp->innerjoinpath) == NULL ||
+		!IS_JOIN_REL(jp->outerjoinpath->parent))
+		return 0;
+	return p->total_cost - jp->outerjoinpath->total_cost;
+}
+
+/*
+ * Drop from rel's paths each one (not parameterized) that costs at most
+ * gpu_total, but more once the risky part risk() finds in it is multiplied by
+ * pg_gpu.nestloop_risk.
+ */
+static void
+drop_risky(RelOptInfo *rel, Cost gpu_total, Cost (*risk) (Path *))
+{
+	ListCell   *lc;
+
+	if (pg_gpu_force || pg_gpu_nestloop_risk <= 1.0)
+		return;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+		Cost		part;
+
+		if (PATH_REQ_OUTER(p) != NULL || p->total_cost > gpu_total)
+			continue;
+		part = risk(p);
+		if (part > 0 && gpu_total < p->total_cost + (pg_gpu_nestloop_risk - 1.0) * part)
+			rel->pathlist = foreach_delete_current(rel->pathlist, lc);
+	}
+}
+
+/*
  * A nested loop that probes its inner side once per outer row (its inner path
  * parameterized: an index scan) costs in proportion to the estimate of its outer
  * rows; a GPU join's key set costs about the same whatever that estimate.  Where
@@ -196,25 +236,7 @@ cheapest_parallel_safe(RelOptInfo *rel)
 void
 PgGpuDropRiskyNestLoops(RelOptInfo *joinrel, Cost gpu_total)
 {
-	ListCell   *lc;
-
-	if (pg_gpu_force || pg_gpu_nestloop_risk <= 1.0)
-		return;
-	foreach(lc, joinrel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-		JoinPath   *jp = (JoinPath *) p;
-		Cost		per_rows;
-
-		if (!IsA(p, NestPath) || PATH_REQ_OUTER(p) != NULL ||
-			PATH_REQ_OUTER(jp->innerjoinpath) == NULL ||
-			!IS_JOIN_REL(jp->outerjoinpath->parent))
-			continue;
-		per_rows = p->total_cost - jp->outerjoinpath->total_cost;
-		if (gpu_total >= p->total_cost &&
-			gpu_total < jp->outerjoinpath->total_cost + pg_gpu_nestloop_risk * per_rows)
-			joinrel->pathlist = foreach_delete_current(joinrel->pathlist, lc);
-	}
+	drop_risky(joinrel, gpu_total, risky_part);
 }
 
 /*
@@ -235,13 +257,9 @@ risky_loop_cost(Path *p)
 		case T_MergePath:
 			{
 				JoinPath   *jp = (JoinPath *) p;
-				Cost		c = risky_loop_cost(jp->outerjoinpath) +
-					risky_loop_cost(jp->innerjoinpath);
 
-				if (IsA(p, NestPath) && PATH_REQ_OUTER(jp->innerjoinpath) != NULL &&
-					IS_JOIN_REL(jp->outerjoinpath->parent))
-					c += p->total_cost - jp->outerjoinpath->total_cost;
-				return c;
+				return risky_part(p) + risky_loop_cost(jp->outerjoinpath) +
+					risky_loop_cost(jp->innerjoinpath);
 			}
 		case T_AggPath:
 			return risky_loop_cost(((AggPath *) p)->subpath);
@@ -275,21 +293,7 @@ risky_loop_cost(Path *p)
 void
 PgGpuDropRiskyUpperPaths(RelOptInfo *output_rel, Cost gpu_total)
 {
-	ListCell   *lc;
-
-	if (pg_gpu_force || pg_gpu_nestloop_risk <= 1.0)
-		return;
-	foreach(lc, output_rel->pathlist)
-	{
-		Path	   *p = (Path *) lfirst(lc);
-		Cost		per_rows;
-
-		if (p->total_cost > gpu_total)
-			continue;
-		per_rows = risky_loop_cost(p);
-		if (per_rows > 0 && gpu_total < p->total_cost + (pg_gpu_nestloop_risk - 1.0) * per_rows)
-			output_rel->pathlist = foreach_delete_current(output_rel->pathlist, lc);
-	}
+	drop_risky(output_rel, gpu_total, risky_loop_cost);
 }
 
 /*
