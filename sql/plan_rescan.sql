@@ -68,7 +68,8 @@ EXPLAIN (COSTS OFF) SELECT s.s_suppkey, t.small, t.qty
                   FROM rs_partsupp ps JOIN rs_part p ON p.p_partkey = ps.ps_partkey
                   WHERE ps.ps_suppkey = s.s_suppkey AND p.p_size < 10) t
   ORDER BY 3 DESC NULLS LAST, 1 LIMIT 5;
--- an InitPlan runs once: its GPU join stays
+-- an InitPlan runs once: its GPU join stays (and the outer GpuAgg reads its
+-- value as a constant: docs/SEMANTICS.md 34)
 EXPLAIN (COSTS OFF) SELECT count(*) FROM rs_partsupp
   WHERE ps_supplycost > (SELECT avg(ps_supplycost) FROM rs_partsupp JOIN rs_part ON p_partkey = ps_partkey
                            WHERE p_size < 25);
