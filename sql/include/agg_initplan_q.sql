@@ -16,6 +16,9 @@ SELECT g, count(*) FROM ip WHERE a > (SELECT avg(a) FROM ip) GROUP BY g ORDER BY
 SELECT count(*) FROM ip WHERE a >= (SELECT avg(a) FROM ip WHERE g = 3);
 SELECT count(*) FROM ip WHERE a < (SELECT avg(a) - 30 FROM ip WHERE g = 6);
 SELECT count(*) FROM ip WHERE a <= (SELECT -1.0 / 3);
+SELECT count(*) FROM ip WHERE (SELECT avg(a) FROM ip WHERE g = 2) < a;
+SELECT count(*) FROM ip WHERE (SELECT -1.0 / 3) >= a;
+SELECT g, count(*) FROM ip WHERE (SELECT max(b) FROM ip) - 300 > b GROUP BY g ORDER BY g;
 SELECT count(*) FROM ip WHERE a = (SELECT avg(a) FROM ip WHERE g = 1);
 SELECT count(*) FROM ip WHERE a <> (SELECT 1.0 / 3);
 SELECT count(*), sum(a) FROM ip WHERE a = (SELECT max(a) FROM ip) OR a = (SELECT 5.00000000000000000000);

@@ -305,7 +305,8 @@ PgGpuInitPlanParam(struct PlannerInfo *root, Param *p)
 		return false;
 	for (PlannerInfo *r = root; r != NULL; r = r->parent_root)
 		foreach(lc, r->init_plans)
-			if (list_member_int(lfirst_node(SubPlan, lc)->setParam, p->paramid))
+			if (lfirst_node(SubPlan, lc)->subLinkType != CTE_SUBLINK &&
+				list_member_int(lfirst_node(SubPlan, lc)->setParam, p->paramid))
 				return true;
 	return false;
 }
@@ -463,6 +464,7 @@ compile(PgGpuCompiler *c, Expr *e, int *type)
 					return false;
 				c->params = lappend_int(lappend_int(lappend_int(lappend_int(c->params, p->paramid),
 																idx), t), 0);
+				c->param_nodes = lappend(c->param_nodes, copyObject(p));
 				*type = t;
 				return emit(c, PG_GPU_OP_CONST, t, idx, 0, 1);
 			}

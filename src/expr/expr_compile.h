@@ -64,6 +64,9 @@ typedef struct PgGpuCompiler
 	bool		allow_params;
 	Param	   *compare_param;
 	List	   *params;
+	List	   *param_nodes;	/* ... and the Params themselves (the plan's
+								 * custom_exprs, for PostgreSQL's bookkeeping
+								 * of the parameters a node depends on) */
 } PgGpuCompiler;
 
 /*

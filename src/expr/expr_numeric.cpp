@@ -314,6 +314,7 @@ PgGpuCompileNumeric(PgGpuCompiler *c, Expr *e, int *type)
 				c->params = lappend_int(lappend_int(lappend_int(lappend_int(c->params, p->paramid),
 																idx), PG_GPU_DECIMAL),
 										PG_GPU_PARAM_SCALE);
+				c->param_nodes = lappend(c->param_nodes, copyObject(p));
 				c->scale = PG_GPU_PARAM_SCALE;
 				c->dscale_fixed = true;
 				*type = PG_GPU_DECIMAL;

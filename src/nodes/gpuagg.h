@@ -60,6 +60,7 @@ typedef enum GpuAggPrivateIndex
 	GPUAGG_PATH_SCAN_TLIST = GPUAGG_PRIV_COUNT,	/* direct mode: custom_scan_tlist */
 	GPUAGG_PATH_HAVING,			/* direct mode: the plan's qual */
 	GPUAGG_PATH_RELID,			/* Integer: the scanned table's range-table index */
+	GPUAGG_PATH_PARAM_EXPRS,	/* the InitPlan parameters read (custom_exprs) */
 	GPUAGG_PATH_COUNT
 } GpuAggPrivateIndex;
 
@@ -81,6 +82,7 @@ typedef struct GpuAggPrivate
 	List	   *scan_tlist;
 	Node	   *having;
 	Index		relid;
+	List	   *param_exprs;
 } GpuAggPrivate;
 
 /* The plan's custom_private (path false) or the path's (path true). */
@@ -107,6 +109,7 @@ GpuAggPrivateBuild(const GpuAggPrivate *p, bool path)
 	l = lappend(l, p->scan_tlist);
 	l = lappend(l, p->having);
 	l = lappend(l, makeInteger((int) p->relid));
+	l = lappend(l, p->param_exprs);
 	Assert(list_length(l) == GPUAGG_PATH_COUNT);
 	return l;
 }
@@ -132,6 +135,7 @@ GpuAggPrivateRead(List *l, GpuAggPrivate *p)
 	p->scan_tlist = (List *) list_nth(l, GPUAGG_PATH_SCAN_TLIST);
 	p->having = (Node *) list_nth(l, GPUAGG_PATH_HAVING);
 	p->relid = (Index) intVal(list_nth(l, GPUAGG_PATH_RELID));
+	p->param_exprs = (List *) list_nth(l, GPUAGG_PATH_PARAM_EXPRS);
 }
 
 /* The executor's state of a GpuAgg (gpuagg_exec.cpp). */

@@ -810,6 +810,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	priv.finalfns = finalfns;
 	priv.deserialfns = deserialfns;
 	priv.params = b.comp.params;
+	priv.param_exprs = b.comp.param_nodes;
 	priv.sets = b.comp.set_sources;
 	priv.scan_tlist = direct ? make_tlist_from_pathtarget(partial_target) : NIL;
 	priv.having = direct ? extra->havingQual : NULL;
@@ -846,7 +847,7 @@ agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 		? (Path *) memcpy(palloc(sizeof(CustomPath)), cpath, sizeof(CustomPath))
 		: (Path *) memcpy(palloc(sizeof(AggPath)), top, sizeof(AggPath));
 
-	PgGpuDropRiskyUpperPaths(output_rel, top->total_cost);
+	PgGpuDropRiskyUpperPaths(root, output_rel, top->total_cost);
 	PgGpuAddPath(output_rel, top);
 
 	/*
@@ -959,7 +960,8 @@ PlanGpuAggPathImpl(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.scanrelid = priv.relid;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
+	/* the InitPlan parameters the task reads: finalize_plan sees them here */
+	cscan->custom_exprs = (List *) copyObject(priv.param_exprs);
 	cscan->custom_private = GpuAggPrivateBuild(&priv, false);
 	/* the scan tuple: keys and partial states, or (direct) keys and final values */
 	cscan->custom_scan_tlist = (List *) copyObject(priv.scan_tlist ? priv.scan_tlist : tlist);

@@ -200,7 +200,7 @@ risky_part(Path *p)
  * pg_gpu.nestloop_risk.
  */
 static void
-drop_risky(RelOptInfo *rel, Cost gpu_total, Cost (*risk) (Path *))
+drop_risky(RelOptInfo *rel, Cost gpu_total, Cost (*risk) (Path *), bool keep_sorted = false)
 {
 	ListCell   *lc;
 
@@ -211,7 +211,8 @@ drop_risky(RelOptInfo *rel, Cost gpu_total, Cost (*risk) (Path *))
 		Path	   *p = (Path *) lfirst(lc);
 		Cost		part;
 
-		if (PATH_REQ_OUTER(p) != NULL || p->total_cost > gpu_total)
+		if (PATH_REQ_OUTER(p) != NULL || p->total_cost > gpu_total ||
+			(keep_sorted && p->pathkeys != NIL))
 			continue;
 		part = risk(p);
 		if (part > 0 && gpu_total < p->total_cost + (pg_gpu_nestloop_risk - 1.0) * part)
@@ -287,13 +288,16 @@ risky_loop_cost(Path *p)
  * nested loops from supplier into partsupp's index, priced 87 K units and
  * taking 1.18 s, where PostgreSQL's plans of scans run at 500-750 units a ms),
  * and that cost less than the GPU's path only until their loops' per-row part
- * is multiplied by pg_gpu.nestloop_risk, leave output_rel.  Called before
- * PgGpuAddPath with the GPU path's total cost.
+ * is multiplied by pg_gpu.nestloop_risk, leave output_rel; under a LIMIT (or
+ * a cursor's fraction) sorted ones stay.  Called before PgGpuAddPath with
+ * the GPU path's total cost.
  */
 void
-PgGpuDropRiskyUpperPaths(RelOptInfo *output_rel, Cost gpu_total)
+PgGpuDropRiskyUpperPaths(PlannerInfo *root, RelOptInfo *output_rel, Cost gpu_total)
 {
-	drop_risky(output_rel, gpu_total, risky_loop_cost);
+	/* under a LIMIT a sorted path's start-up counts: PostgreSQL weighs it */
+	drop_risky(output_rel, gpu_total, risky_loop_cost,
+			   root->limit_tuples >= 0 || root->tuple_fraction > 0);
 }
 
 /*

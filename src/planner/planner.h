@@ -32,7 +32,7 @@ double		PgGpuScanCost(RelOptInfo *input_rel, double tuple_factor, bool first = t
 
 /* Offer a GPU path; pg_gpu.force makes it the only one. */
 void		PgGpuAddPath(RelOptInfo *output_rel, Path *path);
-void		PgGpuDropRiskyUpperPaths(RelOptInfo *output_rel, Cost gpu_total);
+void		PgGpuDropRiskyUpperPaths(PlannerInfo *root, RelOptInfo *output_rel, Cost gpu_total);
 void		PgGpuDropRiskyNestLoops(RelOptInfo *joinrel, Cost gpu_total);
 double		PgGpuHandoffCost(PlannerInfo *root, RelOptInfo *rel, double rows);
 /* Collecting rows keys of a key set from a plan, in this backend (beyond the plan). */

@@ -302,7 +302,8 @@ PgGpuTryProbeOf(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids bu
 			 * side holds once per pair, seldom once per column: only where a
 			 * unique index says the set's own column is.
 			 */
-			if (ri->can_join && OidIsValid(ri->hashjoinoperator))
+			if (ri->can_join &&
+				(OidIsValid(ri->hashjoinoperator) || ri->mergeopfamilies != NIL))
 			{
 				PgGpuSetJoin k;
 
