@@ -2382,7 +2382,8 @@ def _one_sided_eager_build(q_, ra, rb):
             and rb.error.get("C") in ("22003", "22012"))
 
 
-INNER_EMPTY_RE = re.compile(r"(?<!LEFT) JOIN de d\d+ ON ")
+# LEFT too: a one-sided error means the WHERE made it inner (else PostgreSQL read every row)
+INNER_EMPTY_RE = re.compile(r" JOIN de d\d+ ON ")
 
 
 def _one_sided_empty_side(q_, ra, rb):
@@ -2418,7 +2419,8 @@ ALT_PLANS = [
 ALLOWED_ONE_SIDED = [
     ("empty side read last", _one_sided_empty_side,
      "only the forced run failed, on WHERE arithmetic that overflows or divides by zero, in "
-     "a query that inner-joins the empty table de: PostgreSQL's plans join de before they "
+     "a query that inner-joins the empty table de (a LEFT JOIN its WHERE makes inner): "
+     "PostgreSQL's plans join de before they "
      "read the rows that raise, the forced plan read them first (a GPU join building its key "
      "set from them, or PostgreSQL's Hash Join fetching its outer side's first row before it "
      "builds its hash table, as it does whenever the outer side's start-up costs less than "

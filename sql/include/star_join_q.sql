@@ -114,3 +114,11 @@ SELECT d_year, count(*), sum(f_rev) FROM sf_fact, sd_date, sd_part
   WHERE f_date = d_key AND f_part = p_key AND (p_weight < f_rev / 40.0 OR p_brand LIKE '%07')
   GROUP BY d_year ORDER BY 1;
 SELECT count(*), sum(f_qty) FROM sf_fact JOIN sd_dupi ON f_part = k AND v < f_qty % 5;
+-- a dimension that is a subquery, its text read inside an aggregate (the fuzzer's
+-- seed 43 crashed the planner naming such an expression over a subquery's columns)
+SELECT d_year, count(*), sum(CASE WHEN x.c_seg LIKE 'A%' THEN f_rev ELSE 0 END)
+  FROM sf_fact, sd_date, (SELECT * FROM sd_cust OFFSET 0) x
+  WHERE f_date = d_key AND f_cust = x.c_key GROUP BY d_year ORDER BY 1;
+SELECT x.v, count(*), sum(CASE WHEN x.tag NOT LIKE 'a%' THEN f_rev END)
+  FROM sf_fact JOIN (SELECT k, tag, k % 2 AS v FROM sd_nk OFFSET 0) x ON f_qty = x.k
+  GROUP BY 1 ORDER BY 1;

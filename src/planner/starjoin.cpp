@@ -465,6 +465,9 @@ dim_expr(DimExprs *cx, Node *node)
 	if (bms_membership(r) != BMS_SINGLETON)
 		return false;
 	varno = bms_singleton_member(r);
+	/* over a table (a subquery's columns are carried as they are) */
+	if (planner_rt_fetch(varno, cx->root)->rtekind != RTE_RELATION)
+		return false;
 	for (int d = 0; d < cx->star->ndims; d++)
 		if (cx->star->dims[d].jointype == JOIN_INNER &&
 			bms_is_member(varno, cx->star->dims[d].build->relids))
