@@ -366,6 +366,8 @@ Datum		PgGpuWordDatum(uint64 w, int type);
 int			PgGpuBtreeStrategy(Oid opno, Oid lefttype, Oid righttype);
 /* a numeric Datum as v * 10^dscale (below 2^PG_GPU_DEC_BITS); false for NaN, +-Inf, too big */
 bool		PgGpuNumericScaled(Datum d, __int128 *v, int *dscale);
+bool		PgGpuNumericDigits(Datum d, int max_frac, __int128 *mag, int *dscale,
+							   bool *inexact, bool *neg);
 
 /*
  * For expr_numeric.cpp: compile() itself, emit() (push: the change of stack

@@ -93,23 +93,25 @@ PgGpuNumericColumnScale(int32 typmod, bool *fixed)
 	return PG_GPU_DEC_FREE_SCALE;
 }
 
-/* A numeric Datum as v * 10^dscale and its dscale; false for NaN, +-Inf, too big. */
+/*
+ * A numeric Datum's digits (numeric_out's text): the magnitude as an integer
+ * of the digits kept, at most max_frac of them after the point (all when
+ * max_frac < 0), with how many were kept, whether a dropped one was not 0,
+ * and the sign.  False for NaN, +-Inf and magnitudes of PG_GPU_DEC_BITS or
+ * more.
+ */
 bool
-PgGpuNumericScaled(Datum d, __int128 *v, int *dscale)
+PgGpuNumericDigits(Datum d, int max_frac, __int128 *mag, int *dscale, bool *inexact, bool *neg)
 {
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
-	bool		neg = false;
+	const char *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
+	const int128 limit = (int128) 1 << PG_GPU_DEC_BITS;
 	bool		frac = false;
 	int			ds = 0;
 	int128		acc = 0;
-	const int128 limit = (int128) 1 << PG_GPU_DEC_BITS;
 
-	if (*s == '-')
-	{
-		neg = true;
-		s++;
-	}
-	for (; *s; s++)
+	*neg = *s == '-';
+	*inexact = false;
+	for (s += *neg ? 1 : 0; *s; s++)
 	{
 		if (*s == '.')
 		{
@@ -118,16 +120,33 @@ PgGpuNumericScaled(Datum d, __int128 *v, int *dscale)
 		}
 		if (*s < '0' || *s > '9')
 			return false;		/* NaN, Infinity */
+		if (frac && max_frac >= 0 && ds >= max_frac)
+		{
+			*inexact |= *s != '0';
+			continue;
+		}
 		acc = acc * 10 + (*s - '0');
 		if (acc >= limit)
 			return false;
-		if (frac)
-			ds++;
+		ds += frac ? 1 : 0;
 	}
-	if (ds > PG_GPU_DEC_MAX_SCALE)
-		return false;
-	*v = neg ? -acc : acc;
+	*mag = acc;
 	*dscale = ds;
+	return true;
+}
+
+/* A numeric Datum as v * 10^dscale and its dscale; false for NaN, +-Inf, too big. */
+bool
+PgGpuNumericScaled(Datum d, __int128 *v, int *dscale)
+{
+	int128		mag;
+	bool		inexact;
+	bool		neg;
+
+	if (!PgGpuNumericDigits(d, -1, &mag, dscale, &inexact, &neg) ||
+		*dscale > PG_GPU_DEC_MAX_SCALE)
+		return false;
+	*v = neg ? -mag : mag;
 	return true;
 }
 

@@ -204,32 +204,13 @@ static bool
 param_decimal(Datum d, int scale, __int128 *out)
 {
 	const __int128 limit = (__int128) 1 << PG_GPU_DEC_BITS;
-	const char *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
-	bool		neg = *s == '-';
-	bool		frac = false;
-	bool		inexact = false;
-	int			ds = 0;
-	__int128	acc = 0;
+	__int128	acc;
+	int			ds;
+	bool		inexact;
+	bool		neg;
 
-	for (s += neg ? 1 : 0; *s; s++)
-	{
-		if (*s == '.')
-		{
-			frac = true;
-			continue;
-		}
-		if (*s < '0' || *s > '9')
-			return false;		/* NaN, Infinity */
-		if (frac && ds >= scale - 1)
-		{
-			inexact |= *s != '0';
-			continue;
-		}
-		acc = acc * 10 + (*s - '0');
-		if (acc >= limit)
-			return false;
-		ds += frac ? 1 : 0;
-	}
+	if (!PgGpuNumericDigits(d, scale - 1, &acc, &ds, &inexact, &neg))
+		return false;
 	for (; ds < scale - 1; ds++)
 		if ((acc *= 10) >= limit)
 			return false;

@@ -267,6 +267,7 @@ PgGpuTryProbeOf(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids bu
 	if (list_length(clauses) > 1 && residual != NULL && jt == JOIN_INNER)
 	{
 		RestrictInfo *key = NULL;
+		PgGpuSetJoin keyk = {};
 		double		best = -1;
 
 		foreach(lc, clauses)
@@ -283,6 +284,7 @@ PgGpuTryProbeOf(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids bu
 			{
 				best = groups;
 				key = ri;
+				keyk = k;
 			}
 		}
 		if (key == NULL)
@@ -305,13 +307,9 @@ PgGpuTryProbeOf(PlannerInfo *root, Relids join_ids, RelOptInfo *probe, Relids bu
 			if (ri->can_join &&
 				(OidIsValid(ri->hashjoinoperator) || ri->mergeopfamilies != NIL))
 			{
-				PgGpuSetJoin k;
-
-				memset(&k, 0, sizeof(k));
-				(void) key_clause_of(root, key, probe_ids, build_ids, &k);
 				if (build->reloptkind != RELOPT_BASEREL ||
-					!relation_has_unique_index_for(root, build, NIL, list_make1(k.build_key),
-												   list_make1_oid(((OpExpr *) k.clause)->opno)))
+					!relation_has_unique_index_for(root, build, NIL, list_make1(keyk.build_key),
+												   list_make1_oid(((OpExpr *) keyk.clause)->opno)))
 					return false;
 			}
 			extra = lappend(extra, ri->clause);
