@@ -15,7 +15,7 @@ runs=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE
 bad=$(psql -X -At -d postgres -c "SELECT coalesce(sum(count), 0) FROM pg_gpu_fallbacks
   WHERE reason NOT IN ('injected failure', 'out of gpu memory', 'serializable isolation',
                      'expression error', 'toasted value', 'long key ties',
-                     'over slot_sort_memory', 'duplicate join keys', 'null preserved join key',
+                     'over slot_sort_memory', 'duplicate join keys', 'null preserved join key', 'parameter value',
                      'out of memory in the gpu service')")
 finals=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'gpu_aggregates'")
 sorts=$(psql -X -At -d postgres -c "SELECT gpu_executions FROM pg_gpu_stats WHERE node = 'GpuSort'")

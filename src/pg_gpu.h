@@ -104,6 +104,9 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_NULL_KEYS,		/* a LEFT JOIN's preserved side, whose keys are
 								 * GpuAgg's groups, holds a NULL key: the CPU
 								 * joins */
+	PG_GPU_FB_PARAM_VALUE,		/* an InitPlan's value the task cannot hold (a
+								 * numeric NaN, infinity, or beyond its 90
+								 * bits): PostgreSQL's plan */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

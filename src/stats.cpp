@@ -55,7 +55,8 @@ static const char *const fallback_names[PG_GPU_FB_COUNT] = {
 	"no gpu", "not compiled", "out of gpu memory", "gpu error", "undecodable data",
 	"unsupported", "serializable isolation", "injected failure",
 	"expression error", "toasted value", "long key ties", "over slot_sort_memory",
-	"duplicate join keys", "out of memory in the gpu service", "null preserved join key"
+	"duplicate join keys", "out of memory in the gpu service", "null preserved join key",
+	"parameter value"
 };
 
 const char *
@@ -253,7 +254,7 @@ PgGpuNoteFallback(PgGpuNode node, PgGpuFallback reason, const char *msg)
 	if (pg_gpu_expect_gpu && reason != PG_GPU_FB_INJECTED && reason != PG_GPU_FB_EXPR_ERROR &&
 		reason != PG_GPU_FB_TOASTED && reason != PG_GPU_FB_LONG_KEY &&
 		reason != PG_GPU_FB_SLOT_MEMORY && reason != PG_GPU_FB_DUP_KEYS &&
-		reason != PG_GPU_FB_NULL_KEYS &&
+		reason != PG_GPU_FB_NULL_KEYS && reason != PG_GPU_FB_PARAM_VALUE &&
 		!(reason == PG_GPU_FB_SERVICE_MEMORY &&
 		  pg_gpu_debug_service_fault == PG_GPU_SVC_FAULT_ALLOC))
 		ereport(WARNING,

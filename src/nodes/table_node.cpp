@@ -285,7 +285,7 @@ run_on_gpu(PgGpuTableNode *t)
 	INSTR_TIME_SET_CURRENT(t0);
 	lapt = t0;
 	if (t->params != NIL && !set_params(t, msg, sizeof(msg)))
-		return give_up(t, PG_GPU_FB_UNSUPPORTED, msg);
+		return give_up(t, PG_GPU_FB_PARAM_VALUE, msg);
 	INSTR_TIME_SET_ZERO(t->t_setup);
 	INSTR_TIME_SET_ZERO(t->t_finish);
 	INSTR_TIME_SET_ZERO(t->t_fetch);
