@@ -162,6 +162,11 @@ def load(sf, procs):
 
 # ---- running ----------------------------------------------------------------------
 
+ANALYZED = ("SELECT string_agg(relname || ' ' || analyze_count || ' ' || autoanalyze_count, ', ' "
+            "ORDER BY relname) FROM pg_stat_user_tables WHERE relname IN (" +
+            ", ".join(f"'{t}'" for t in TABLES) + ")")
+
+
 def mode_settings(mode, emulate, cache_forced=False):
     if mode == "pg8":
         return [], ["pg_gpu.enabled = off", "max_parallel_workers_per_gather = 8"]
@@ -419,6 +424,9 @@ def main():
         cache_note = "; ".join(notes)
         print("tpch: pg_gpu_cache_table: " + cache_note, flush=True)
     dev = psql("SELECT coalesce((SELECT name FROM pg_gpu_devices() LIMIT 1), 'no GPU')").strip()
+    # the tables' ANALYZE counts: an autovacuum ANALYZE during the run gives the modes
+    # that follow it other statistics, and so maybe another plan (said below if so)
+    analyzed = psql(ANALYZED)
 
     lines = []
 
@@ -526,6 +534,9 @@ def main():
     for m in modes:
         for f in fails[m]:
             pr(f"- {m} {f}")
+    if psql(ANALYZED) != analyzed:
+        pr("- statistics changed during the run (an ANALYZE of a table): plans of the "
+           "modes may differ for that reason alone")
     if "cache" in modes:
         c = psql("SELECT \"table\" || ': ' || blocks || ' blocks, ' || bytes || ' bytes, ' || scans "
                  "|| ' scans, ' || hits || ' from the cache' FROM pg_gpu_cache ORDER BY 1").strip()
