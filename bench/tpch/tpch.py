@@ -195,6 +195,10 @@ def run_mode(q, mode, reps, timeout_s, emulate, desc=False, cache_forced=False):
     script += "\\timing off\n\\o\n\\echo ==plan==\n"
     script += ("EXPLAIN (COSTS OFF) " if mode == "pg8" else
                "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ") + q + ";\n"
+    if mode in ("pg8", "default"):
+        # the planner's costs too (not parsed): a default plan of PostgreSQL's own
+        # that differs from pg8's shows which near-tie went the other way
+        script += "\\echo ==costs==\nEXPLAIN " + q + ";\n"
     limit = timeout_s * (reps + 3) + 300
     try:
         r = subprocess.run([*PSQL, "-q", "-At", "-F", SEP, "-v", "ON_ERROR_STOP=1"],
@@ -219,6 +223,8 @@ def run_mode(q, mode, reps, timeout_s, emulate, desc=False, cache_forced=False):
         res["answer"] = [l.split(SEP) for l in a.rstrip("\n").split("\n")] if a.strip() else []
         t = out.split("==timed==\n", 1)[1].split("==plan==\n", 1)[0]
         res["times"] = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", t, re.M)]
+    if "==costs==\n" in out:
+        out, res["costs"] = out.split("==costs==\n", 1)
     if "==plan==\n" in out:
         res["plan"] = out.split("==plan==\n", 1)[1]
         if res["status"] != "ok" and len(res["times"]) == reps:
@@ -512,7 +518,8 @@ def main():
                          "; ".join(r.get("big", []))])
             plans.append(f"==== {name} {m}: {r['status']}"
                          + (f", {r['verdict']}" if "verdict" in r else "") + "\n"
-                         + (r["err"] + "\n" if r["err"] else "") + r["plan"])
+                         + (r["err"] + "\n" if r["err"] else "") + r["plan"]
+                         + ("---- with costs\n" + r["costs"] if r.get("costs") else ""))
         plans.append(f"==== {name} text\n{q};\n")
         write_out(a.out, lines, plans, rows)
     pr()
