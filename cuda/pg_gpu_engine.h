@@ -789,8 +789,9 @@ void		pg_gpu_agg_end(pg_gpu_agg *agg);
 /*
  * A task run by another process (the GPU service, src/service/): its client
  * supplies these calls, and pg_gpu_agg_client wraps them in a handle that every
- * pg_gpu_agg_* call above accepts.  Sort and collect tasks are not run this way
- * (pg_gpu_sort_next and pg_gpu_agg_keyset answer PG_GPU_INVALID_TASK).
+ * pg_gpu_agg_* call above, and pg_gpu_sort_next, accepts.  A collect task's
+ * keys stay where it ran (pg_gpu_agg_keyset answers PG_GPU_INVALID_TASK: the
+ * service keeps them as a key set of its own).
  */
 typedef struct pg_gpu_agg_client_ops
 {
@@ -801,6 +802,7 @@ typedef struct pg_gpu_agg_client_ops
 	void		(*group) (void *h, int64_t g, uint64_t *keys, uint32_t *nullmask,
 						  int64_t *rows, pg_gpu_col_state *states);
 	void		(*end) (void *h);
+	pg_gpu_status (*sort_next) (void *h, pg_gpu_sort_batch *out, pg_gpu_error *err);
 } pg_gpu_agg_client_ops;
 
 /* NULL only when out of host memory; the handle's end calls ops->end(h). */

@@ -267,10 +267,12 @@ client_group(pg_gpu_agg *a, int64_t g, uint64_t *keys, uint32_t *nullmask, int64
 }
 
 pg_gpu_status
-client_sort_next(pg_gpu_agg *, pg_gpu_sort_batch *out, pg_gpu_error *err)
+client_sort_next(pg_gpu_agg *a, pg_gpu_sort_batch *out, pg_gpu_error *err)
 {
 	out->nrows = 0;
-	return set_error(err, PG_GPU_INVALID_TASK, "sort tasks do not run through the GPU service");
+	if (as_client(a)->cops->sort_next == nullptr)
+		return set_error(err, PG_GPU_INVALID_TASK, "sort tasks do not run through this client");
+	return as_client(a)->cops->sort_next(as_client(a)->h, out, err);
 }
 
 pg_gpu_keyset *

@@ -22,38 +22,9 @@
 
 #include "pg_gpu_engine.h"
 #include "service/colcache.h"
+#include "service/protocol.h"
 
 #define SVC_CHUNK_PAGES 4096		/* pages per chunk slot */
-#define SVC_WINDOW (512 * 1024)		/* bytes of groups per answer */
-
-typedef enum SvcOp
-{
-	SVC_NONE = 0,
-	SVC_BEGIN,					/* task: begin it */
-	SVC_FINISH,					/* all chunks done: res */
-	SVC_GROUPS,					/* arg: first group; window: records */
-	SVC_END_TASK,				/* drop the task (the channel's key sets stay) */
-	SVC_END,					/* drop the task and the key sets */
-	SVC_KS_COLLECTED,			/* arg: set type; the finished collect task's
-								 * keys become a key set of the channel */
-	SVC_KS_APPEND,				/* arg: part (0 vals, 1 text bytes, 2 offsets,
-								 * 3 NULL bytes), arg2: bytes; window: them */
-	SVC_KS_BUILD,				/* arg: set type, arg2: keys, emulate: the
-								 * appended parts become a key set */
-	SVC_KS_FREE,				/* drop the channel's key sets */
-	SVC_KS_CODES,				/* arg: payload column, arg2: values, val_type,
-								 * emulate;
-								 * parts 1, 2: a text column's values, which
-								 * become the codes of SVC_KS_PAYLOAD's words */
-	SVC_KS_PAYLOAD,				/* arg: columns, arg2: keys; parts 0, 3: the
-								 * payload of the channel's last key set */
-	SVC_KS_ROWS,				/* arg: set type; the finished rows task's
-								 * groups (key, payload) become a key set with
-								 * its payload, text coded densely */
-	SVC_KS_TEXTS				/* arg: payload column, arg2: first code;
-								 * window: the values of codes from there
-								 * (uint32 length, bytes), ngroups of them */
-} SvcOp;
 
 #define SVC_MAX_KEYSETS PG_GPU_MAX_SETS
 
@@ -83,12 +54,8 @@ typedef struct SvcChannel
 	volatile uint32 ack;		/* the number of the request last answered: an
 								 * answer posted for another (a request of a
 								 * service that has stopped) is not this one's */
-	int64		arg;
-	int64		arg2;
-	int32		emulate;
-	int32		val_type;		/* SVC_KS_CODES: the values' type */
-	int32		fault;			/* SVC_BEGIN: PgGpuServiceFault to inject */
-	int32		timeout_ms;		/* SVC_BEGIN: pg_gpu.service_timeout */
+	SvcRequests request;		/* the op's member: its arguments (protocol.h) */
+	SvcAnswers	answer;			/* the op's member: what it answers */
 	pg_atomic_uint64 busy_since;	/* µs: the step the thread runs began (0: none) */
 	pg_gpu_status status;		/* of the request */
 	pg_gpu_error err;
@@ -99,22 +66,8 @@ typedef struct SvcChannel
 	pg_atomic_uint32 abandon;	/* the backend is ending the task (an error, a
 								 * cancel): an emulated step in flight stops */
 	pg_gpu_error chunk_err;
-	int32		capacity;		/* pages per slot, after begin */
-	int32		ngroups;		/* SVC_GROUPS: records in the window */
-	/* SVC_KS_COLLECTED, SVC_KS_BUILD: the key set made */
-	pg_gpu_set_ref ks_ref;
-	uint64		ks_keys;		/* non-NULL keys */
-	uint64		ks_distinct;
-	int32		ks_has_null;
-	int64		ks_pay_distinct[PG_GPU_MAX_PAYLOAD];	/* SVC_KS_PAYLOAD,
-														 * SVC_KS_ROWS,
-														 * SVC_KS_COLLECTED: each
-														 * column's distinct words */
-	int64		ks_dup_rows;	/* SVC_KS_ROWS: a group of so many equal rows
-								 * (the set was not made) */
 	int64		tasks;			/* begun through this channel */
-	pg_gpu_agg_task task;
-	pg_gpu_agg_result res;
+	pg_gpu_agg_task task;		/* SVC_BEGIN's task */
 	/* SVC_BEGIN: the columnar cache asked for, and the entry given (-1: none) */
 	CcRequest	cc_req;
 	int32		cc_entry;
@@ -147,18 +100,6 @@ typedef struct SvcShared
 
 extern SvcShared *PgGpuSvc;
 
-/*
- * A group record in the window: keys[nkeys], nullmask, rows, states[ninputs],
- * then, for each text key that is not NULL, its varlena (4-byte header), each
- * padded to 8 bytes.
- */
-static inline size_t
-svc_group_fixed(const pg_gpu_agg_task *t)
-{
-	return sizeof(uint64) * t->nkeys + sizeof(uint64) + sizeof(int64) +
-		sizeof(pg_gpu_col_state) * t->ninputs;
-}
-
 /* Fill err; the status, for `return svc_error(...)` and `ch->status = svc_error(...)`. */
 static inline pg_gpu_status
 svc_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
@@ -166,12 +107,6 @@ svc_error(pg_gpu_error *err, pg_gpu_status st, const char *msg)
 	err->status = st;
 	strlcpy(err->message, msg, sizeof(err->message));
 	return st;
-}
-
-static inline bool
-svc_text_type(int type)
-{
-	return type == PG_GPU_TEXT || type == PG_GPU_BPCHAR;
 }
 
 #endif							/* PG_GPU_SERVICE_CHANNEL_H */

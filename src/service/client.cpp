@@ -54,8 +54,11 @@ typedef struct SvcClient
 	pg_gpu_agg_task task;
 	int64		win_g0;			/* groups [win_g0, win_g0 + win_n) are in win */
 	int32		win_n;
-	char	   *win;
-	size_t	   *win_off;
+	char	   *win;			/* a copy of the last window answered */
+	size_t	   *win_off;		/* where each record (a sort row: its tuple) is */
+	uint64	   *win_ref;		/* SVC_SORT_NEXT: each row's reference */
+	char	  **win_text[PG_GPU_MAX_KEYS];	/* SVC_GROUPS: each group's text
+											 * keys, kept (svc_keep_text) */
 	SvcText    *texts;			/* text keys handed out: kept until the end */
 	bool		held;			/* the channel outlives its tasks (key sets) */
 	struct SvcClient *next;		/* this backend's open handles */
@@ -152,7 +155,7 @@ svc_slot_get(void *h, int slot, pg_gpu_agg_slot *out, pg_gpu_error *err)
 	SvcClient *c = (SvcClient *) h;
 
 	out->slot = slot;
-	out->capacity = c->ch->capacity;
+	out->capacity = c->ch->answer.begin.capacity;
 	out->refs = c->ch->refs[slot];
 	out->vis = c->ch->vis[slot];
 	out->staging = NULL;
@@ -176,7 +179,7 @@ svc_submit(void *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		*err = ch->chunk_err;
 		return err->status;
 	}
-	if (npages > ch->capacity)
+	if (npages > ch->answer.begin.capacity)
 		return svc_error(err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
 	ch->npages[slot] = npages;
 	ch->nvis[slot] = nvis;
@@ -207,7 +210,7 @@ svc_finish(void *h, pg_gpu_agg_result *res, pg_gpu_error *err)
 	}
 	if ((st = svc_request(c, SVC_FINISH, true, err)) != PG_GPU_OK)
 		return st;
-	*res = c->ch->res;
+	*res = c->ch->answer.finish;
 	return PG_GPU_OK;
 }
 
@@ -240,6 +243,22 @@ svc_keep_text(SvcClient *c, const char *v, size_t len)
 	return p;
 }
 
+/* The handle's copy of the window, allocated once. */
+static void
+svc_window_alloc(SvcClient *c)
+{
+	if (c->win == NULL)
+	{
+		c->win = (char *) malloc(SVC_WINDOW);
+		c->win_off = (size_t *) malloc(sizeof(size_t) * (SVC_WINDOW / 8));
+		c->win_ref = (uint64 *) malloc(sizeof(uint64) * (SVC_WINDOW / 8));
+		if (c->win == NULL || c->win_off == NULL || c->win_ref == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the GPU service's answers")));
+	}
+}
+
 /* Fetch the groups from g on into the handle's window. */
 static void
 svc_fetch_groups(SvcClient *c, int64 g)
@@ -249,49 +268,43 @@ svc_fetch_groups(SvcClient *c, int64 g)
 	pg_gpu_error err;
 	size_t		used = 0;
 
-	ch->arg = g;
+	ch->request.groups.first = g;
 	if (svc_request(c, SVC_GROUPS, true, &err) != PG_GPU_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("could not read the groups from the GPU service: %s", err.message)));
-	if (ch->ngroups <= 0)
+	if (ch->answer.window.n <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("the GPU service returned no group at %lld", (long long) g)));
-	if (c->win == NULL)
-	{
-		c->win = (char *) malloc(SVC_WINDOW);
-		c->win_off = (size_t *) malloc(sizeof(size_t) * (SVC_WINDOW / 8));
-		if (c->win == NULL || c->win_off == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory for the GPU service's groups")));
-	}
+	svc_window_alloc(c);
 	c->win_n = 0;
-	for (int32 i = 0; i < ch->ngroups; i++)
+	for (int32 i = 0; i < ch->answer.window.n; i++)
 	{
-		char	   *rec = c->win + used;
-		uint64	   *keys = (uint64 *) rec;
-		uint64		nullmask;
-		const char *p;
+		uint64		keys[PG_GPU_MAX_KEYS];
+		uint32		nullmask;
+		int64		rows;
+		size_t		size = svc_group_get(ch->window + used, t, keys, &nullmask, &rows, NULL);
 
-		memcpy(rec, ch->window + used, svc_group_fixed(t));
-		nullmask = keys[t->nkeys];
-		p = ch->window + used + svc_group_fixed(t);
-		c->win_off[i] = used;
-		used += svc_group_fixed(t);
+		/* text keys are kept for the handle's life (the groups' slots read them) */
+		memcpy(c->win + used, ch->window + used, size);
 		for (int k = 0; k < t->nkeys; k++)
 			if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
 			{
-				size_t		len = VARSIZE(p);
+				const char *v = (const char *) (uintptr_t) keys[k];
 
-				keys[k] = (uint64) (uintptr_t) svc_keep_text(c, p, len);
-				p += TYPEALIGN(8, len);
-				used += TYPEALIGN(8, len);
+				if (c->win_text[k] == NULL &&
+					(c->win_text[k] = (char **) malloc(sizeof(char *) * (SVC_WINDOW / 8))) == NULL)
+					ereport(ERROR,
+							(errcode(ERRCODE_OUT_OF_MEMORY),
+							 errmsg("out of memory for the GPU service's group keys")));
+				c->win_text[k][i] = svc_keep_text(c, v, VARSIZE(v));
 			}
+		c->win_off[i] = used;
+		used += size;
 	}
 	c->win_g0 = g;
-	c->win_n = ch->ngroups;
+	c->win_n = ch->answer.window.n;
 }
 
 static void
@@ -300,18 +313,48 @@ svc_group(void *h, int64_t g, uint64_t *keys, uint32_t *nullmask, int64_t *rows,
 {
 	SvcClient *c = (SvcClient *) h;
 	const pg_gpu_agg_task *t = &c->task;
-	const char *rec;
+	int64		i;
 
 	if (g < c->win_g0 || g >= c->win_g0 + c->win_n)
 		svc_fetch_groups(c, g);
-	rec = c->win + c->win_off[g - c->win_g0];
-	memcpy(keys, rec, sizeof(uint64) * t->nkeys);
-	rec += sizeof(uint64) * t->nkeys;
-	*nullmask = (uint32) *(const uint64 *) rec;
-	rec += sizeof(uint64);
-	memcpy(rows, rec, sizeof(int64));
-	rec += sizeof(int64);
-	memcpy(states, rec, sizeof(pg_gpu_col_state) * t->ninputs);
+	i = g - c->win_g0;
+	(void) svc_group_get(c->win + c->win_off[i], t, keys, nullmask, rows, states);
+	for (int k = 0; k < t->nkeys; k++)
+		if (svc_text_type(t->keys[k].type) && !(*nullmask & (1u << k)))
+			keys[k] = (uint64) (uintptr_t) c->win_text[k][i];
+}
+
+/*
+ * A sort task's next rows (pg_gpu_sort_next): a window of them, copied into
+ * the handle, valid until the next call.
+ */
+static pg_gpu_status
+svc_sort_next(void *h, pg_gpu_sort_batch *out, pg_gpu_error *err)
+{
+	SvcClient *c = (SvcClient *) h;
+	SvcChannel *ch = c->ch;
+	size_t		used = 0;
+	pg_gpu_status st;
+
+	out->nrows = 0;
+	if ((st = svc_request(c, SVC_SORT_NEXT, true, err)) != PG_GPU_OK)
+		return st;
+	svc_window_alloc(c);
+	for (int32 i = 0; i < ch->answer.window.n; i++)
+	{
+		size_t		at;
+		size_t		size = svc_tuple_get(ch->window + used, &c->win_ref[i], &at);
+
+		c->win_off[i] = used + at;
+		used += size;
+	}
+	memcpy(c->win, ch->window, used);
+	out->nrows = ch->answer.window.n;
+	/* row i's tuple is at data + (off[i] - off[0]) */
+	out->data = c->win + (out->nrows > 0 ? c->win_off[0] : 0);
+	out->off = (const uint64_t *) c->win_off;
+	out->ref = c->win_ref;
+	return PG_GPU_OK;
 }
 
 /* Take a pending answer, drop the task in the service, free the channel. */
@@ -361,6 +404,9 @@ svc_free_client(SvcClient *c)
 	svc_task_forget(c);
 	free(c->win);
 	free(c->win_off);
+	free(c->win_ref);
+	for (int k = 0; k < PG_GPU_MAX_KEYS; k++)
+		free(c->win_text[k]);
 	free(c);
 }
 
@@ -393,7 +439,7 @@ svc_end(void *h)
 }
 
 static const pg_gpu_agg_client_ops svc_ops = {
-	svc_slot_idle, svc_slot_get, svc_submit, svc_finish, svc_group, svc_end
+	svc_slot_idle, svc_slot_get, svc_submit, svc_finish, svc_group, svc_end, svc_sort_next
 };
 
 /* At exit, tasks still open are dropped before the pages are unpinned. */
@@ -421,7 +467,7 @@ PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here)
 		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
 		return false;
 	/* key sets: only those built on the task's channel (sets_here) */
-	if (((task->nsets > 0 || task->collect) && !sets_here) || task->sort)
+	if ((task->nsets > 0 || task->collect) && !sets_here)
 		return false;
 	return task->emulate ? true : PgGpuServiceGpuReady();
 }
@@ -561,8 +607,8 @@ PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRe
 	}
 	c->task = *task;
 	c->ch->task = *task;
-	c->ch->fault = pg_gpu_debug_service_fault;
-	c->ch->timeout_ms = pg_gpu_service_timeout;
+	c->ch->request.begin.fault = pg_gpu_debug_service_fault;
+	c->ch->request.begin.timeout_ms = pg_gpu_service_timeout;
 	if (req && cc)
 		c->ch->cc_req = *req;
 	else
@@ -606,12 +652,14 @@ svc_take_keyset(SvcClient *c, pg_gpu_set_ref *ref, uint64 *keys, uint64 *distinc
 	uint8		hn = ref->has_null,
 				ne = ref->nonempty;
 
-	*ref = c->ch->ks_ref;
+	const SvcKeysetAns *a = &c->ch->answer.keyset;
+
+	*ref = a->ref;
 	ref->has_null = hn;
 	ref->nonempty = ne;
-	*keys = c->ch->ks_keys;
-	*distinct = c->ch->ks_distinct;
-	*has_null = c->ch->ks_has_null;
+	*keys = a->keys;
+	*distinct = a->distinct;
+	*has_null = a->has_null;
 }
 
 bool
@@ -621,26 +669,26 @@ PgGpuServiceKeysetCollected(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref
 {
 	SvcClient  *c = (SvcClient *) chan;
 
-	c->ch->arg = type;
+	c->ch->request.collected.type = type;
 	if (svc_request(c, SVC_KS_COLLECTED, false, err) != PG_GPU_OK)
 		return false;
 	svc_take_keyset(c, ref, keys, distinct, has_null);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
-		pay_distinct[j] = c->ch->ks_pay_distinct[j];
+		pay_distinct[j] = c->ch->answer.keyset.pay_distinct[j];
 	return true;
 }
 
 /* Send bytes to the key set being built, a window at a time. */
 static bool
-svc_append(SvcClient *c, int part, const char *p, uint64 len, pg_gpu_error *err)
+svc_append(SvcClient *c, SvcPart part, const char *p, uint64 len, pg_gpu_error *err)
 {
 	while (len > 0)
 	{
 		uint64		n = Min(len, (uint64) SVC_WINDOW);
 
 		memcpy(c->ch->window, p, n);
-		c->ch->arg = part;
-		c->ch->arg2 = (int64) n;
+		c->ch->request.append.part = part;
+		c->ch->request.append.bytes = (int64) n;
 		if (svc_request(c, SVC_KS_APPEND, false, err) != PG_GPU_OK)
 			return false;
 		p += n;
@@ -659,13 +707,13 @@ PgGpuServiceKeysetBuild(PgGpuSvcChannel *chan, int type, uint64 n, const int64 *
 	int			has_null;
 
 	CHECK_FOR_INTERRUPTS();
-	if ((vals && !svc_append(c, 0, (const char *) vals, n * sizeof(int64), err)) ||
-		(off && data && !svc_append(c, 1, data, off[n], err)) ||
-		(off && !svc_append(c, 2, (const char *) off, (n + 1) * sizeof(uint64), err)))
+	if ((vals && !svc_append(c, SVC_PART_VALS, (const char *) vals, n * sizeof(int64), err)) ||
+		(off && data && !svc_append(c, SVC_PART_TEXT, data, off[n], err)) ||
+		(off && !svc_append(c, SVC_PART_OFFSETS, (const char *) off, (n + 1) * sizeof(uint64), err)))
 		return false;
-	c->ch->arg = type;
-	c->ch->arg2 = (int64) n;
-	c->ch->emulate = emulate ? 1 : 0;
+	c->ch->request.build.type = type;
+	c->ch->request.build.keys = (int64) n;
+	c->ch->request.build.emulate = emulate ? 1 : 0;
 	if (svc_request(c, SVC_KS_BUILD, false, err) != PG_GPU_OK)
 		return false;
 	svc_take_keyset(c, ref, &keys, distinct, &has_null);
@@ -684,13 +732,13 @@ PgGpuServiceKeysetCodes(PgGpuSvcChannel *chan, int col, int type, uint64 m, cons
 	SvcClient  *c = (SvcClient *) chan;
 
 	CHECK_FOR_INTERRUPTS();
-	if (!svc_append(c, 1, data, off[m], err) ||
-		!svc_append(c, 2, (const char *) off, (m + 1) * sizeof(uint64), err))
+	if (!svc_append(c, SVC_PART_TEXT, data, off[m], err) ||
+		!svc_append(c, SVC_PART_OFFSETS, (const char *) off, (m + 1) * sizeof(uint64), err))
 		return false;
-	c->ch->arg = col;
-	c->ch->arg2 = (int64) m;
-	c->ch->val_type = type;
-	c->ch->emulate = emulate ? 1 : 0;
+	c->ch->request.codes.col = col;
+	c->ch->request.codes.values = (int64) m;
+	c->ch->request.codes.type = type;
+	c->ch->request.codes.emulate = emulate ? 1 : 0;
 	return svc_request(c, SVC_KS_CODES, false, err) == PG_GPU_OK;
 }
 
@@ -710,16 +758,16 @@ PgGpuServiceKeysetPayload(PgGpuSvcChannel *chan, int ncols, uint64 n, const uint
 	int			has_null;
 
 	CHECK_FOR_INTERRUPTS();
-	if (!svc_append(c, 0, (const char *) vals, (uint64) ncols * n * sizeof(uint64), err) ||
-		!svc_append(c, 3, (const char *) nulls, (uint64) ncols * n, err))
+	if (!svc_append(c, SVC_PART_VALS, (const char *) vals, (uint64) ncols * n * sizeof(uint64), err) ||
+		!svc_append(c, SVC_PART_NULLS, (const char *) nulls, (uint64) ncols * n, err))
 		return false;
-	c->ch->arg = ncols;
-	c->ch->arg2 = (int64) n;
+	c->ch->request.payload.ncols = ncols;
+	c->ch->request.payload.keys = (int64) n;
 	if (svc_request(c, SVC_KS_PAYLOAD, false, err) != PG_GPU_OK)
 		return false;
 	svc_take_keyset(c, ref, &keys, &ndistinct, &has_null);
 	for (int j = 0; j < ncols; j++)
-		distinct[j] = c->ch->ks_pay_distinct[j];
+		distinct[j] = c->ch->answer.keyset.pay_distinct[j];
 	return true;
 }
 
@@ -737,17 +785,17 @@ PgGpuServiceKeysetRows(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *ref, uin
 	SvcClient  *c = (SvcClient *) chan;
 
 	CHECK_FOR_INTERRUPTS();
-	c->ch->arg = type;
-	c->ch->ks_dup_rows = 0;
+	c->ch->request.rows.type = type;
+	c->ch->answer.keyset.dup_rows = 0;
 	if (svc_request(c, SVC_KS_ROWS, true, err) != PG_GPU_OK)
 	{
-		*dup_rows = c->ch->ks_dup_rows;
+		*dup_rows = c->ch->answer.keyset.dup_rows;
 		return false;
 	}
 	*dup_rows = 0;
 	svc_take_keyset(c, ref, keys, distinct, has_null);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
-		pay_distinct[j] = c->ch->ks_pay_distinct[j];
+		pay_distinct[j] = c->ch->answer.keyset.pay_distinct[j];
 	return true;
 }
 
@@ -772,29 +820,29 @@ PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count, MemoryConte
 		const char *p = c->ch->window;
 
 		CHECK_FOR_INTERRUPTS();
-		c->ch->arg = col;
-		c->ch->arg2 = k;
+		c->ch->request.texts.col = col;
+		c->ch->request.texts.first = k;
 		if (svc_request(c, SVC_KS_TEXTS, true, err) != PG_GPU_OK)
 			return false;
-		if (c->ch->ngroups <= 0)
+		if (c->ch->answer.window.n <= 0)
 		{
 			svc_error(err, PG_GPU_INVALID_TASK, "the GPU service returned no payload value");
 			return false;
 		}
-		for (int32 i = 0; i < c->ch->ngroups && k < count; i++, k++)
+		for (int32 i = 0; i < c->ch->answer.window.n && k < count; i++, k++)
 		{
+			const char *v;
 			uint32		len;
 
-			memcpy(&len, p, sizeof(uint32));
+			p += svc_text_get(p, &v, &len);
 			if (used + len > cap)
 			{
 				cap = Max(cap * 2, used + len);
 				*data = (char *) repalloc_huge(*data, cap);
 			}
-			memcpy(*data + used, p + sizeof(uint32), len);
+			memcpy(*data + used, v, len);
 			used += len;
 			(*off)[k + 1] = used;
-			p += sizeof(uint32) + len;
 		}
 	}
 	return true;

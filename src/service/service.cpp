@@ -314,7 +314,7 @@ svc_overdue(uint64 now)
 	{
 		SvcChannel *ch = &PgGpuSvc->ch[i];
 		uint64		since = pg_atomic_read_u64(&ch->busy_since);
-		uint64		limit = (uint64) (ch->timeout_ms > 0 ? ch->timeout_ms : 60000) * 1000;
+		uint64		limit = (uint64) (ch->request.begin.timeout_ms > 0 ? ch->request.begin.timeout_ms : 60000) * 1000;
 
 		if (since != 0 && now > since && now - since > limit)
 			return i;
@@ -434,7 +434,7 @@ pg_gpu_service_main(Datum arg)
 		else if (overdue >= 0)
 			ereport(LOG,
 					(errmsg("pg_gpu service: a GPU task's step ran past pg_gpu.service_timeout (%d ms): restarting",
-							PgGpuSvc->ch[overdue].timeout_ms)));
+							PgGpuSvc->ch[overdue].request.begin.timeout_ms)));
 		else
 			ereport(LOG, (errmsg("pg_gpu service: a CUDA error it cannot recover from: restarting")));
 		proc_exit(1);

@@ -33,6 +33,10 @@ uint64		svc_now_us(void);
 typedef struct SvcWork
 {
 	pg_gpu_agg *agg;
+	pg_gpu_agg_result res;		/* the task's, once finished */
+	pg_gpu_sort_batch sorted;	/* a sort task's batch being sent */
+	int64		sorted_pos;		/* its next row */
+	bool		sorted_done;	/* the engine has no more */
 	CcTaskState *cc;			/* the task's columnar cache entry, if any */
 	bool		cc_publish;		/* the task finished: its fills are kept */
 	int			fault;			/* PgGpuServiceFault the task asked for */
@@ -41,7 +45,7 @@ typedef struct SvcWork
 	pg_gpu_keyset *ks[SVC_MAX_KEYSETS];
 	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
 	uint64		nkeys[SVC_MAX_KEYSETS];	/* keys given to each set */
-	std::vector<char> part[4];	/* SVC_KS_APPEND: vals, text bytes, offsets, NULLs */
+	std::vector<char> part[SVC_NPARTS];	/* SVC_KS_APPEND: the parts (SvcPart) */
 	/* SVC_KS_CODES: each text payload column's code for each value's position */
 	std::vector<int64_t> codes[PG_GPU_MAX_PAYLOAD];
 	/* SVC_KS_ROWS: each text payload column's values, and where code c's is */
@@ -59,7 +63,7 @@ void		svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op);
 void		svc_op_append(SvcChannel *ch, SvcWork *w);
 void		svc_op_codes(SvcChannel *ch, SvcWork *w);
 void		svc_op_payload(SvcChannel *ch, SvcWork *w);
-void		svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg);
+void		svc_op_ks_rows(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_texts(SvcChannel *ch, SvcWork *w);
 
 #endif							/* PG_GPU_SERVICE_INT_H */

@@ -61,10 +61,10 @@ svc_answer_keyset(SvcChannel *ch, SvcWork *w, int i, int has_null)
 
 	memset(ref, 0, sizeof(*ref));
 	pg_gpu_keyset_ref(w->ks[i], ref);
-	ch->ks_ref = *ref;
-	ch->ks_keys = w->nkeys[i];
-	ch->ks_distinct = pg_gpu_keyset_size(w->ks[i]);
-	ch->ks_has_null = has_null;
+	ch->answer.keyset.ref = *ref;
+	ch->answer.keyset.keys = w->nkeys[i];
+	ch->answer.keyset.distinct = pg_gpu_keyset_size(w->ks[i]);
+	ch->answer.keyset.has_null = has_null;
 	ch->status = PG_GPU_OK;
 }
 
@@ -96,17 +96,17 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no collect task on the channel");
 			return;
 		}
-		ks = pg_gpu_agg_keyset(w->agg, (int) ch->arg, &keys, &has_null, &ch->err);
+		ks = pg_gpu_agg_keyset(w->agg, ch->request.collected.type, &keys, &has_null, &ch->err);
 		/* a task with a payload: its columns' distinct words (else -1) */
 		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
-			ch->ks_pay_distinct[j] = ks != NULL ? pg_gpu_keyset_pay_distinct(ks, j) : -1;
+			ch->answer.keyset.pay_distinct[j] = ks != NULL ? pg_gpu_keyset_pay_distinct(ks, j) : -1;
 	}
 	else
 	{
-		uint64		n = (uint64) ch->arg2;
-		const std::vector<char> &v = w->part[0],
-					&d = w->part[1],
-					&o = w->part[2];
+		uint64		n = (uint64) ch->request.build.keys;
+		const std::vector<char> &v = w->part[SVC_PART_VALS],
+					&d = w->part[SVC_PART_TEXT],
+					&o = w->part[SVC_PART_OFFSETS];
 
 		if ((!v.empty() && v.size() != n * sizeof(int64)) ||
 			(!o.empty() && !svc_offsets_ok(o, n, d.size())))
@@ -114,15 +114,15 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a key set's parts do not match its size");
 			return;
 		}
-		if (!ch->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+		if (!ch->request.build.emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
 			return;
-		ks = pg_gpu_keyset_build((int) ch->arg, n,
+		ks = pg_gpu_keyset_build(ch->request.build.type, n,
 								 v.empty() ? NULL : (const int64_t *) v.data(),
 								 d.empty() ? NULL : d.data(),
 								 o.empty() ? NULL : (const uint64_t *) o.data(),
-								 ch->emulate, &ch->err);
+								 ch->request.build.emulate, &ch->err);
 		keys = n;
-		for (int p = 0; p < 4; p++)
+		for (int p = 0; p < SVC_NPARTS; p++)
 			std::vector<char>().swap(w->part[p]);
 	}
 	if (ks == NULL)
@@ -136,10 +136,10 @@ svc_op_keyset(SvcChannel *ch, SvcWork *w, uint32 op)
 void
 svc_op_append(SvcChannel *ch, SvcWork *w)
 {
-	int			p = (int) ch->arg;
-	size_t		n = (size_t) ch->arg2;
+	int			p = ch->request.append.part;
+	size_t		n = (size_t) ch->request.append.bytes;
 
-	if (p < 0 || p > 3 || n > SVC_WINDOW)
+	if (p < 0 || p >= SVC_NPARTS || n > SVC_WINDOW)
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a bad key set part");
 		return;
@@ -208,20 +208,22 @@ PgGpuDistinctWords(const uint64 *vals, const uint8 *nulls, uint64 n)
 void
 svc_op_codes(SvcChannel *ch, SvcWork *w)
 {
-	int			j = (int) ch->arg;
-	uint64		m = (uint64) ch->arg2;
-	const std::vector<char> &d = w->part[1],
-				&o = w->part[2];
+	const SvcCodesReq *rq = &ch->request.codes;
+	int			j = rq->col;
+	uint64		m = (uint64) rq->values;
+	const std::vector<char> &d = w->part[SVC_PART_TEXT],
+				&o = w->part[SVC_PART_OFFSETS];
 	pg_gpu_keyset *ks;
-	int			type = ch->val_type;
+	int			type = rq->type;
 
-	if (j < 0 || j >= PG_GPU_MAX_PAYLOAD || !w->part[0].empty() || !w->part[3].empty() ||
+	if (j < 0 || j >= PG_GPU_MAX_PAYLOAD || !w->part[SVC_PART_VALS].empty() ||
+		!w->part[SVC_PART_NULLS].empty() ||
 		!svc_offsets_ok(o, m, d.size()) || !svc_text_type(type))
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload column's values do not match their count");
 		return;
 	}
-	if (!ch->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+	if (!rq->emulate && (ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
 		return;
 	try
 	{
@@ -236,7 +238,7 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 	if (m > 0)
 	{
 		ks = pg_gpu_keyset_build(type, m, NULL, d.empty() ? "" : d.data(),
-								 (const uint64_t *) o.data(), ch->emulate, &ch->err);
+								 (const uint64_t *) o.data(), rq->emulate, &ch->err);
 		if (ks == NULL)
 			ch->status = ch->err.status != PG_GPU_OK ? ch->err.status : PG_GPU_CUDA_ERROR;
 		else
@@ -245,7 +247,7 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 			pg_gpu_keyset_free(ks);
 		}
 	}
-	for (int p = 0; p < 4; p++)
+	for (int p = 0; p < SVC_NPARTS; p++)
 		std::vector<char>().swap(w->part[p]);
 }
 
@@ -258,10 +260,10 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 void
 svc_op_payload(SvcChannel *ch, SvcWork *w)
 {
-	int			ncols = (int) ch->arg;
-	uint64		n = (uint64) ch->arg2;
-	std::vector<char> &v = w->part[0],
-				&nl = w->part[3];
+	int			ncols = ch->request.payload.ncols;
+	uint64		n = (uint64) ch->request.payload.keys;
+	std::vector<char> &v = w->part[SVC_PART_VALS],
+				&nl = w->part[SVC_PART_NULLS];
 	uint64	   *vals = (uint64 *) v.data();
 	const uint8 *nulls = (const uint8 *) nl.data();
 	int			i = w->nks - 1;
@@ -294,13 +296,13 @@ svc_op_payload(SvcChannel *ch, SvcWork *w)
 		}
 	}
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD && ch->status == PG_GPU_OK; j++)
-		ch->ks_pay_distinct[j] = j < ncols ? (int64) PgGpuDistinctWords(vals + (uint64) j * n,
+		ch->answer.keyset.pay_distinct[j] = j < ncols ? (int64) PgGpuDistinctWords(vals + (uint64) j * n,
 																		 nulls + (uint64) j * n, n)
 			: -1;
 	if (ch->status == PG_GPU_OK &&
 		(ch->status = pg_gpu_keyset_payload(w->ks[i], ncols, vals, nulls, &ch->err)) == PG_GPU_OK)
 		svc_answer_keyset(ch, w, i, 0);
-	for (int p = 0; p < 4; p++)
+	for (int p = 0; p < SVC_NPARTS; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
 		std::vector<int64_t>().swap(w->codes[j]);
@@ -316,10 +318,11 @@ svc_op_payload(SvcChannel *ch, SvcWork *w)
  * equal rows makes no set (ks_dup_rows: PostgreSQL's join must count them).
  */
 void
-svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
+svc_op_ks_rows(SvcChannel *ch, SvcWork *w)
 {
+	pg_gpu_agg *agg = w->agg;
 	const pg_gpu_agg_task *t = &ch->task;
-	int			settype = (int) ch->arg;
+	int			settype = ch->request.rows.type;
 	int			npay = t->nkeys - 1;
 	bool		ktext = svc_text_type(settype);
 	std::vector<int64_t> kv;
@@ -330,7 +333,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 	int			has_null = 0;
 	pg_gpu_keyset *ks;
 
-	ch->ks_dup_rows = 0;
+	ch->answer.keyset.dup_rows = 0;
 	if (t->nkeys < 1 || npay > PG_GPU_MAX_PAYLOAD || t->sort || t->collect || w->nks >= SVC_MAX_KEYSETS ||
 		(ktext != svc_text_type(t->keys[0].type)))
 	{
@@ -346,7 +349,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 			w->toff[j].assign(1, 0);
 			w->tfirst[j].clear();
 		}
-		for (int64 g = 0; g < ch->res.ngroups; g++)
+		for (int64 g = 0; g < w->res.ngroups; g++)
 		{
 			uint64		keys[PG_GPU_MAX_KEYS];
 			uint32		nullmask = 0;
@@ -361,7 +364,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 			}
 			if (rows > 1)
 			{
-				ch->ks_dup_rows = rows;
+				ch->answer.keyset.dup_rows = rows;
 				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "the join's build side has rows that repeat");
 				return;
 			}
@@ -418,14 +421,14 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 	{
 		ch->status = PG_GPU_OK;
 		for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
-			ch->ks_pay_distinct[j] = -1;
+			ch->answer.keyset.pay_distinct[j] = -1;
 		for (int j = 0; j < npay && ch->status == PG_GPU_OK; j++)
 		{
 			uint64		m = w->toff[j].size() - 1;
 
 			if (!svc_text_type(t->keys[j + 1].type))
 			{
-				ch->ks_pay_distinct[j] = (int64) PgGpuDistinctWords(pv[j].data(), pn[j].data(), n);
+				ch->answer.keyset.pay_distinct[j] = (int64) PgGpuDistinctWords(pv[j].data(), pn[j].data(), n);
 				continue;
 			}
 			/* a text column: each value's code, the first equal value's rank */
@@ -457,7 +460,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 			for (uint64 r = 0; r < n; r++)
 				if (!pn[j][r])
 					pv[j][r] = dense[pv[j][r]];
-			ch->ks_pay_distinct[j] = (int64) w->tfirst[j].size();
+			ch->answer.keyset.pay_distinct[j] = (int64) w->tfirst[j].size();
 		}
 		if (ch->status == PG_GPU_OK && npay > 0)
 		{
@@ -489,8 +492,8 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 void
 svc_op_ks_texts(SvcChannel *ch, SvcWork *w)
 {
-	int			j = (int) ch->arg;
-	uint64		c = (uint64) ch->arg2;
+	int			j = ch->request.texts.col;
+	uint64		c = (uint64) ch->request.texts.first;
 	size_t		used = 0;
 	int32		n = 0;
 
@@ -504,13 +507,12 @@ svc_op_ks_texts(SvcChannel *ch, SvcWork *w)
 		uint64		p = w->tfirst[j][c];
 		uint32		len = (uint32) (w->toff[j][p + 1] - w->toff[j][p]);
 
-		if (used + sizeof(uint32) + len > SVC_WINDOW)
+		if (used + svc_text_size(len) > SVC_WINDOW)
 			break;
-		memcpy(ch->window + used, &len, sizeof(uint32));
-		memcpy(ch->window + used + sizeof(uint32), w->tdata[j].data() + w->toff[j][p], len);
-		used += sizeof(uint32) + len;
+		svc_text_put(ch->window + used, w->tdata[j].data() + w->toff[j][p], len);
+		used += svc_text_size(len);
 	}
-	ch->ngroups = n;
+	ch->answer.window.n = n;
 	ch->status = n > 0 || c == w->tfirst[j].size() ? PG_GPU_OK
 		: svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload value too long for the GPU service's window");
 }

@@ -63,18 +63,6 @@ StaticAssertDecl(sizeof(uint64) * (PG_GPU_MAX_KEYS + 2) +
 				 sizeof(pg_gpu_col_state) * PG_GPU_MAX_AGG_COLS <= SVC_WINDOW,
 				 "the GPU service's window holds a group without text keys");
 
-/* Bytes of group g's record in the window. */
-static size_t
-svc_record_size(const pg_gpu_agg_task *t, const uint64 *keys, uint32 nullmask)
-{
-	size_t		n = svc_group_fixed(t);
-
-	for (int k = 0; k < t->nkeys; k++)
-		if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
-			n += TYPEALIGN(8, VARSIZE((const char *) (uintptr_t) keys[k]));
-	return n;
-}
-
 /*
  * pg_gpu.debug_service_fault, at a task's first chunk: a CUDA error (the task
  * fails), an error the service restarts for, a step that never ends (the
@@ -170,6 +158,9 @@ svc_end_task(SvcChannel *ch, SvcWork *w)
 	if (w->agg)
 		pg_gpu_agg_end(w->agg);	/* waits for the GPU */
 	w->agg = NULL;
+	w->sorted.nrows = 0;
+	w->sorted_pos = 0;
+	w->sorted_done = false;
 	PgGpuCcDetach(w->cc, w->cc_publish);
 	w->cc = NULL;
 	w->cc_publish = false;
@@ -183,7 +174,7 @@ svc_free_keysets(SvcWork *w)
 	for (int i = 0; i < w->nks; i++)
 		pg_gpu_keyset_free(w->ks[i]);
 	w->nks = 0;
-	for (int p = 0; p < 4; p++)
+	for (int p = 0; p < SVC_NPARTS; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
 	{
@@ -214,7 +205,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 			return;
 	}
 	if (ch->task.gather || ch->task.cache_fill || ch->task.pages_resident ||
-		ch->task.sort || ch->task.nsets < 0 || ch->task.nsets > PG_GPU_MAX_SETS)
+		ch->task.nsets < 0 || ch->task.nsets > PG_GPU_MAX_SETS)
 	{
 		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a task the GPU service does not run");
 		return;
@@ -232,7 +223,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 			return;
 		}
 	}
-	w->fault = ch->fault;
+	w->fault = ch->request.begin.fault;
 	ch->cc_entry = -1;
 	w->cc = PgGpuCcAttach(&ch->cc_req, &ch->task, &ch->cc_entry, &ch->cc_gen);
 	if ((*agg = pg_gpu_agg_begin(&ch->task, &ch->err)) == NULL)
@@ -249,7 +240,7 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 		*agg = NULL;
 		return;
 	}
-	ch->capacity = Min(buf.capacity, SVC_CHUNK_PAGES);
+	ch->answer.begin.capacity = Min(buf.capacity, SVC_CHUNK_PAGES);
 	ch->tasks++;
 }
 
@@ -258,8 +249,9 @@ svc_op_finish(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 {
 	const pg_gpu_agg_task *t = &ch->task;
 
-	if ((ch->status = pg_gpu_agg_finish(agg, &ch->res, &ch->err)) != PG_GPU_OK)
+	if ((ch->status = pg_gpu_agg_finish(agg, &w->res, &ch->err)) != PG_GPU_OK)
 		return;
+	ch->answer.finish = w->res;
 	w->cc_publish = (w->cc != NULL);
 	/*
 	 * Every group must fit the window, or the backend could not take it.  Only
@@ -269,8 +261,8 @@ svc_op_finish(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 
 	for (int k = 0; k < t->nkeys; k++)
 		text |= svc_text_type(t->keys[k].type);
-	if (text)
-		for (int64 g = 0; g < ch->res.ngroups; g++)
+	if (text && !t->sort)
+		for (int64 g = 0; g < w->res.ngroups; g++)
 		{
 			uint64		keys[PG_GPU_MAX_KEYS];
 			uint32		nullmask = 0;
@@ -278,7 +270,7 @@ svc_op_finish(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 			pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
 
 			pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
-			if (svc_record_size(t, keys, nullmask) > SVC_WINDOW)
+			if (svc_group_size(t, keys, nullmask) > SVC_WINDOW)
 			{
 				ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
 									   "a group key too long for the GPU service's window");
@@ -288,44 +280,72 @@ svc_op_finish(SvcChannel *ch, SvcWork *w, pg_gpu_agg *agg)
 }
 
 static void
-svc_op_groups(SvcChannel *ch, pg_gpu_agg *agg)
+svc_op_groups(SvcChannel *ch, SvcWork *w)
 {
 	const pg_gpu_agg_task *t = &ch->task;
 	size_t		used = 0;
 	int32		n = 0;
 
-	for (int64 g = ch->arg; g < ch->res.ngroups; g++, n++)
+	for (int64 g = ch->request.groups.first; g < w->res.ngroups; g++, n++)
 	{
 		uint64		keys[PG_GPU_MAX_KEYS];
 		uint32		nullmask = 0;
 		int64		rows = 0;
 		pg_gpu_col_state states[PG_GPU_MAX_AGG_COLS];
-		char	   *p = ch->window + used;
 		size_t		size;
 
-		pg_gpu_agg_group(agg, g, keys, &nullmask, &rows, states);
-		size = svc_record_size(t, keys, nullmask);
+		pg_gpu_agg_group(w->agg, g, keys, &nullmask, &rows, states);
+		size = svc_group_size(t, keys, nullmask);
 		if (used + size > SVC_WINDOW)
 			break;
-		memcpy(p, keys, sizeof(uint64) * t->nkeys);
-		p += sizeof(uint64) * t->nkeys;
-		*(uint64 *) p = nullmask;
-		p += sizeof(uint64);
-		memcpy(p, &rows, sizeof(int64));
-		p += sizeof(int64);
-		memcpy(p, states, sizeof(pg_gpu_col_state) * t->ninputs);
-		p += sizeof(pg_gpu_col_state) * t->ninputs;
-		for (int k = 0; k < t->nkeys; k++)
-			if (svc_text_type(t->keys[k].type) && !(nullmask & (1u << k)))
-			{
-				const char *v = (const char *) (uintptr_t) keys[k];
-
-				memcpy(p, v, VARSIZE(v));
-				p += TYPEALIGN(8, VARSIZE(v));
-			}
+		svc_group_put(ch->window + used, t, keys, nullmask, rows, states);
 		used += size;
 	}
-	ch->ngroups = n;
+	ch->answer.window.n = n;
+	ch->status = PG_GPU_OK;
+}
+
+/*
+ * SVC_SORT_NEXT: as many of a sort task's rows as the window holds, in order,
+ * taken from the engine's batches (one may be left part-way for the next
+ * request); none when every row was sent.
+ */
+static void
+svc_op_sort_next(SvcChannel *ch, SvcWork *w)
+{
+	size_t		used = 0;
+	int32		n = 0;
+
+	if (!ch->task.sort)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "not a sort task");
+		return;
+	}
+	for (;;)
+	{
+		const pg_gpu_sort_batch *b = &w->sorted;
+		uint64		ref;
+
+		if (w->sorted_pos >= b->nrows)
+		{
+			if (w->sorted_done)
+				break;
+			if ((ch->status = pg_gpu_sort_next(w->agg, &w->sorted, &ch->err)) != PG_GPU_OK)
+				return;
+			w->sorted_pos = 0;
+			w->sorted_done = w->sorted.nrows == 0;
+			continue;
+		}
+		ref = b->ref[w->sorted_pos];
+		if (used + svc_tuple_size(ref) > SVC_WINDOW)
+			break;
+		svc_tuple_put(ch->window + used, ref,
+					  b->data + (b->off[w->sorted_pos] - b->off[0]));
+		used += svc_tuple_size(ref);
+		w->sorted_pos++;
+		n++;
+	}
+	ch->answer.window.n = n;
 	ch->status = PG_GPU_OK;
 }
 
@@ -339,6 +359,73 @@ svc_note_memory(void)
 	pg_atomic_write_u64(&PgGpuSvc->mem_in_use, in_use);
 	pg_atomic_write_u64(&PgGpuSvc->mem_cached, cached);
 }
+
+static void
+svc_op_finish_step(SvcChannel *ch, SvcWork *w)
+{
+	svc_op_finish(ch, w, w->agg);
+}
+
+static void
+svc_op_free_keysets(SvcChannel *ch, SvcWork *w)
+{
+	svc_free_keysets(w);
+	ch->status = PG_GPU_OK;
+}
+
+static void
+svc_op_keyset_collected(SvcChannel *ch, SvcWork *w)
+{
+	svc_op_keyset(ch, w, SVC_KS_COLLECTED);
+}
+
+static void
+svc_op_keyset_build(SvcChannel *ch, SvcWork *w)
+{
+	svc_op_keyset(ch, w, SVC_KS_BUILD);
+}
+
+/*
+ * The steps, by request: whether it needs the channel's task begun, and what
+ * runs it.  SVC_END_TASK and SVC_END are svc_step's own (they run under any
+ * generation's task).
+ */
+typedef struct SvcStep
+{
+	SvcOp		op;
+	bool		needs_task;
+	void		(*run) (SvcChannel *ch, SvcWork *w);
+} SvcStep;
+
+static constexpr SvcStep svc_steps[SVC_NOPS] = {
+	{SVC_NONE, false, NULL},
+	{SVC_BEGIN, false, svc_op_begin},
+	{SVC_FINISH, true, svc_op_finish_step},
+	{SVC_GROUPS, true, svc_op_groups},
+	{SVC_SORT_NEXT, true, svc_op_sort_next},
+	{SVC_END_TASK, false, NULL},
+	{SVC_END, false, NULL},
+	{SVC_KS_COLLECTED, false, svc_op_keyset_collected},
+	{SVC_KS_APPEND, false, svc_op_append},
+	{SVC_KS_BUILD, false, svc_op_keyset_build},
+	{SVC_KS_FREE, false, svc_op_free_keysets},
+	{SVC_KS_CODES, false, svc_op_codes},
+	{SVC_KS_PAYLOAD, false, svc_op_payload},
+	{SVC_KS_ROWS, true, svc_op_ks_rows},
+	{SVC_KS_TEXTS, false, svc_op_ks_texts},
+};
+
+static constexpr bool
+svc_steps_in_order(void)
+{
+	for (int i = 0; i < SVC_NOPS; i++)
+		if (svc_steps[i].op != i)
+			return false;
+	return true;
+}
+
+static_assert(svc_steps_in_order(), "svc_steps lists every request in SvcOp's order");
+
 
 /*
  * Run the channel's request op (SVC_NONE: only its chunks handed over or
@@ -390,32 +477,13 @@ svc_step(SvcChannel *ch, SvcWork *w, uint32 op)
 		if (op == SVC_NONE)
 			return false;
 		pg_atomic_write_u64(&ch->busy_since, svc_now_us());
-		if (op == SVC_BEGIN)
-			svc_op_begin(ch, w);
-		else if (op == SVC_KS_APPEND)
-			svc_op_append(ch, w);
-		else if (op == SVC_KS_BUILD || op == SVC_KS_COLLECTED)
-			svc_op_keyset(ch, w, op);
-		else if (op == SVC_KS_CODES)
-			svc_op_codes(ch, w);
-		else if (op == SVC_KS_PAYLOAD)
-			svc_op_payload(ch, w);
-		else if (op == SVC_KS_TEXTS)
-			svc_op_ks_texts(ch, w);
-		else if (op == SVC_KS_FREE)
-		{
-			svc_free_keysets(w);
-			ch->status = PG_GPU_OK;
-		}
-		else if (agg == NULL)
+		if (op <= SVC_NONE || op >= SVC_NOPS || svc_steps[op].run == NULL)
+			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "an unknown GPU service request");
+		else if (svc_steps[op].needs_task && agg == NULL)
 			ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK,
 								   "no task in the GPU service (it restarted)");
-		else if (op == SVC_FINISH)
-			svc_op_finish(ch, w, agg);
-		else if (op == SVC_KS_ROWS)
-			svc_op_ks_rows(ch, w, agg);
-		else if (op == SVC_GROUPS)
-			svc_op_groups(ch, agg);
+		else
+			svc_steps[op].run(ch, w);
 	}
 	return true;
 }
