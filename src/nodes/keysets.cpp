@@ -336,7 +336,9 @@ rows_ordinals(PgGpuSets *sets, int i, PgGpuFallback *reason, char *msg, size_t m
 	Assert(sets->nrows == sets->keys[i]);
 	sets->ord = (int64 *) MemoryContextAllocHuge(sets->rows_cxt,
 												 sizeof(int64) * Max(sets->nrows, 1));
-	if (pg_gpu_keyset_ordinals(sets->ks[i], sets->ord, &err) != PG_GPU_OK)
+	if (sets->svc != NULL
+		? !PgGpuServiceKeysetOrdinals(sets->svc, (uint64) sets->nrows, sets->ord, &err)
+		: pg_gpu_keyset_ordinals(sets->ks[i], sets->ord, &err) != PG_GPU_OK)
 	{
 		*reason = PgGpuFallbackFor(err.status);
 		strlcpy(msg, err.message, msglen);
@@ -733,8 +735,7 @@ built:
 		{
 			uint64		distinct = 0;
 
-			/* the service's set (no kept rows: PgGpuSetsInService) */
-			Assert(!keep_rows);
+			/* the service's set (kept rows: their ordinals come from there) */
 			sets->ks[i] = NULL;
 			sets->n = i + 1;
 			memset(&sets->svc_ref[i], 0, sizeof(sets->svc_ref[i]));
@@ -866,8 +867,7 @@ PgGpuSetsInService(List *sources)
 		PgGpuSetSource src;
 
 		PgGpuSetSourceRead((List *) lfirst(lc), &src);
-		if (src.kind == PG_GPU_SET_DICT ||
-			(src.kind == PG_GPU_SET_CHILD && src.unique->ival == 2))
+		if (src.kind == PG_GPU_SET_DICT)
 			return false;
 	}
 	return true;

@@ -848,6 +848,31 @@ PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count, MemoryConte
 	return true;
 }
 
+/* The ordinals of the channel's last key set's n keys (SVC_KS_ORDINALS). */
+bool
+PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	uint64		k = 0;
+
+	do
+	{
+		CHECK_FOR_INTERRUPTS();
+		c->ch->request.ordinals.first = (int64) k;
+		if (svc_request(c, SVC_KS_ORDINALS, true, err) != PG_GPU_OK)
+			return false;
+		if (c->ch->answer.window.n <= 0 && k < n)
+		{
+			svc_error(err, PG_GPU_INVALID_TASK, "the GPU service returned no ordinal");
+			return false;
+		}
+		memcpy(out + k, c->ch->window,
+			   sizeof(int64) * Min((uint64) c->ch->answer.window.n, n - k));
+		k += (uint64) c->ch->answer.window.n;
+	} while (k < n);
+	return true;
+}
+
 void
 PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan)
 {

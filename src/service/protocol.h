@@ -36,6 +36,8 @@ typedef enum SvcOp
 								 * payload) become a key set with its payload,
 								 * text coded densely */
 	SVC_KS_TEXTS,				/* the values of a text payload column's codes */
+	SVC_KS_ORDINALS,			/* the ordinals of the channel's last key set's
+								 * own keys (int64 each), a window of them */
 	SVC_NOPS
 } SvcOp;
 
@@ -100,6 +102,11 @@ typedef struct SvcTextsReq
 	int64		first;			/* first code */
 } SvcTextsReq;
 
+typedef struct SvcOrdinalsReq
+{
+	int64		first;			/* the first key's index */
+} SvcOrdinalsReq;
+
 typedef struct SvcRequests
 {
 	SvcBeginReq begin;
@@ -111,6 +118,7 @@ typedef struct SvcRequests
 	SvcPayloadReq payload;
 	SvcKsTypeReq rows;
 	SvcTextsReq texts;
+	SvcOrdinalsReq ordinals;
 } SvcRequests;
 
 /* ---- answers ------------------------------------------------------------ */
@@ -123,7 +131,8 @@ typedef struct SvcBeginAns
 typedef struct SvcWindowAns
 {
 	int32		n;				/* records in the window */
-} SvcWindowAns;					/* SVC_GROUPS, SVC_KS_TEXTS, SVC_SORT_NEXT */
+} SvcWindowAns;					/* SVC_GROUPS, SVC_KS_TEXTS, SVC_SORT_NEXT,
+								 * SVC_KS_ORDINALS */
 
 /* SVC_KS_COLLECTED, SVC_KS_BUILD, SVC_KS_PAYLOAD, SVC_KS_ROWS: the set made */
 typedef struct SvcKeysetAns

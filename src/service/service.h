@@ -118,6 +118,8 @@ bool		PgGpuServiceKeysetRows(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *re
 bool		PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count,
 									MemoryContext cxt, char **data, uint64 **off,
 									pg_gpu_error *err);
+bool		PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out,
+									   pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);
 
 #ifdef __cplusplus

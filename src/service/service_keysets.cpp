@@ -516,3 +516,39 @@ svc_op_ks_texts(SvcChannel *ch, SvcWork *w)
 	ch->status = n > 0 || c == w->tfirst[j].size() ? PG_GPU_OK
 		: svc_error(&ch->err, PG_GPU_INVALID_TASK, "a payload value too long for the GPU service's window");
 }
+
+/*
+ * SVC_KS_ORDINALS: the ordinals of the channel's last set's own keys, in the
+ * order they were given (pg_gpu_keyset_ordinals), from key `first` on: a
+ * GpuHashJoin's kept build rows are chained by them.  Computed at the first
+ * request (first 0), kept until the sets go.
+ */
+void
+svc_op_ks_ordinals(SvcChannel *ch, SvcWork *w)
+{
+	int			i = w->nks - 1;
+	uint64		first = (uint64) ch->request.ordinals.first;
+	uint64		n;
+
+	if (i < 0)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no key set on the channel");
+		return;
+	}
+	if (first == 0)
+	{
+		w->ordinals.assign(w->nkeys[i], 0);
+		if (w->nkeys[i] > 0 &&
+			(ch->status = pg_gpu_keyset_ordinals(w->ks[i], w->ordinals.data(), &ch->err)) != PG_GPU_OK)
+			return;
+	}
+	if (w->ordinals.size() != w->nkeys[i] || first > w->ordinals.size())
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no such key set ordinals");
+		return;
+	}
+	n = Min((uint64) (w->ordinals.size() - first), (uint64) (SVC_WINDOW / sizeof(int64)));
+	memcpy(ch->window, w->ordinals.data() + first, n * sizeof(int64));
+	ch->answer.window.n = (int32) n;
+	ch->status = PG_GPU_OK;
+}

@@ -174,6 +174,7 @@ svc_free_keysets(SvcWork *w)
 	for (int i = 0; i < w->nks; i++)
 		pg_gpu_keyset_free(w->ks[i]);
 	w->nks = 0;
+	std::vector<int64_t>().swap(w->ordinals);
 	for (int p = 0; p < SVC_NPARTS; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
@@ -413,6 +414,7 @@ static constexpr SvcStep svc_steps[SVC_NOPS] = {
 	{SVC_KS_PAYLOAD, false, svc_op_payload},
 	{SVC_KS_ROWS, true, svc_op_ks_rows},
 	{SVC_KS_TEXTS, false, svc_op_ks_texts},
+	{SVC_KS_ORDINALS, false, svc_op_ks_ordinals},
 };
 
 static constexpr bool
