@@ -34,23 +34,39 @@ sys.path.insert(0, HERE)
 from bench import psql, SETTLE  # noqa: E402
 
 MIX = [
+    # 0-2: issue 21's mix (aggregations only)
     "SELECT min(f8), max(f8), round(avg(f8)::numeric, 6), count(*) FROM tc",
     "SELECT g % 100 AS k, count(*), round(avg(f8)::numeric, 6) FROM tc GROUP BY 1 ORDER BY 1 LIMIT 5",
     "SELECT count(*) FROM tc WHERE i4 IN (SELECT i4 FROM tc WHERE id % 5000 = 0)",
+    # 3-6 with 0-2: issue 32's mix, which also sorts and returns rows: a filtered sum,
+    # a top-N (GpuSort), NOT EXISTS (an anti-join's key set), an IN lookup that
+    # returns rows in text order (GpuSort probing a key set)
+    "SELECT count(*), sum(g), sum(i4) FROM tc WHERE f8 < 50000 AND g BETWEEN 100 AND 599",
+    "SELECT id, f8 FROM tc ORDER BY f8 DESC, id LIMIT 25",
+    "SELECT count(*) FROM tc WHERE NOT EXISTS (SELECT 1 FROM tk WHERE tk.k = tc.g)",
+    "SELECT id, w FROM tcw WHERE g IN (SELECT k FROM tk WHERE k < 30) ORDER BY w COLLATE \"C\", id LIMIT 10",
+    # 7: a GpuHashJoin that returns rows with a column of its build side (kept rows)
+    "SELECT count(*), sum(length(name)) FROM (SELECT tcw.id, tk.name FROM tcw JOIN tk ON tcw.g = tk.k "
+    "OFFSET 0) x",
 ]
+# the first query of a new connection, by node (--first-nodes)
+FIRST = {"GpuAgg": 0, "GpuSort": 4, "GpuHashJoin": 7}
 # answers compared with averages rounded: float sums differ in the last bits by
 # summation order, between any two plans
 FORCE = "SET extra_float_digits = 0; SET pg_gpu.force = on;\n"
 
 
 def build(rows):
-    have = psql("SELECT count(*) FROM pg_class WHERE relname = 'tc'").strip() == "1"
+    have = psql("SELECT count(*) FROM pg_class WHERE relname IN ('tc', 'tcw', 'tk')").strip() == "3"
     if have and int(psql("SELECT reltuples::int8 FROM pg_class WHERE relname = 'tc'")) == rows:
         return
-    psql(f"DROP TABLE IF EXISTS tc; CREATE TABLE tc AS SELECT i::int8 AS id, "
+    psql(f"DROP TABLE IF EXISTS tc, tcw, tk; CREATE TABLE tc AS SELECT i::int8 AS id, "
          f"(random() * 2e9 - 1e9)::int4 AS i4, random() * 100000 AS f8, (random() * 999)::int4 AS g "
-         f"FROM generate_series(1, {rows}) i;")
-    psql(SETTLE + "VACUUM ANALYZE tc;")
+         f"FROM generate_series(1, {rows}) i;"
+         # a fifth of tc's rows with a text column; a small dimension of every third g
+         "CREATE TABLE tcw AS SELECT id, g, md5(g::text) AS w FROM tc WHERE id % 5 = 0;"
+         "CREATE TABLE tk AS SELECT g AS k, 'name ' || g AS name FROM generate_series(0, 999, 3) g;")
+    psql(SETTLE + "VACUUM ANALYZE tc; VACUUM ANALYZE tcw; VACUUM ANALYZE tk;")
 
 
 def run_psql(script):
@@ -60,11 +76,11 @@ def run_psql(script):
     return (time.monotonic() - t0) * 1000.0, r
 
 
-def first_query(n, settings):
+def first_query(n, settings, q=MIX[0]):
     """Per fresh session: wall ms of the whole psql, first and second query ms."""
     out = []
     for _ in range(n):
-        wall, r = run_psql(settings + "\\timing on\n" + MIX[0] + ";\n" + MIX[0] + ";\n")
+        wall, r = run_psql(settings + "\\timing on\n" + q + ";\n" + q + ";\n")
         if r.returncode != 0:
             raise SystemExit("first query failed: " + r.stderr)
         t = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", r.stdout, re.M)]
@@ -172,7 +188,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--hold", type=int, default=0)
     ap.add_argument("--mix", default="0,1,2",
-                    help="which of the mix's queries the clients run (0 aggregate, 1 grouping, 2 IN lookup)")
+                    help="which of the mix's queries the clients run (0 aggregate, 1 grouping, 2 IN "
+                         "lookup; issue 32's mix: 0,1,3,4,2,5,6)")
+    ap.add_argument("--first-nodes", default="GpuAgg",
+                    help="the nodes whose first query in a new connection is timed (GpuAgg, GpuSort, "
+                         "GpuHashJoin)")
     ap.add_argument("--set", action="append", default=[],
                     help="a setting for every GPU session (pg_gpu.register_buffers = off), repeatable")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -204,15 +224,21 @@ def main():
     if a.set:
         pr("GPU sessions' settings: " + "; ".join(a.set))
     pr()
-    pr("### A new connection's first query (" + MIX[0] + ")")
-    pr()
-    pr("| | psql wall ms (median) | first query ms | second query ms | first − second |")
-    pr("|---|---|---|---|---|")
-    for label, s in (("pg_gpu off", "SET pg_gpu.enabled = off;\n"), ("pg_gpu forced", FORCE)):
-        r = first_query(a.first, s)
-        w, f, sec = (statistics.median(x[i] for x in r) for i in range(3))
-        pr(f"| {label} | {w:,.1f} | {f:,.1f} | {sec:,.1f} | {f - sec:,.1f} |")
-    pr()
+    for node in [x for x in a.first_nodes.split(",") if x]:
+        q = MIX[FIRST[node]]
+        pr(f"### A new connection's first query, {node} ({q})")
+        pr()
+        pr("| | psql wall ms (median) | first query ms | second query ms | first − second |")
+        pr("|---|---|---|---|---|")
+        for label, s in (("pg_gpu off", "SET pg_gpu.enabled = off;\n"), ("pg_gpu forced", FORCE)):
+            r = first_query(a.first, s, q)
+            w, f, sec = (statistics.median(x[i] for x in r) for i in range(3))
+            pr(f"| {label} | {w:,.1f} | {f:,.1f} | {sec:,.1f} | {f - sec:,.1f} |")
+        if node != "GpuAgg":
+            plan = psql(FORCE + "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + q + ";")
+            ran = node in plan and "Fallback" not in plan
+            pr(f"\n{node} ran on the GPU in a forced EXPLAIN ANALYZE: {'yes' if ran else 'NO'}")
+        pr()
     want = {q: psql("SET extra_float_digits = 0; SET pg_gpu.enabled = off;\n" + q + ";").strip()
             for q in MIX}
     mix = [MIX[int(i)] for i in a.mix.split(",") if i]
