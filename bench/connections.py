@@ -47,7 +47,7 @@ MIX = [
     "SELECT id, w FROM tcw WHERE g IN (SELECT k FROM tk WHERE k < 30) ORDER BY w COLLATE \"C\", id LIMIT 10",
     # 7: a GpuHashJoin that returns rows with a column of its build side (kept rows)
     "SELECT count(*), sum(length(name)) FROM (SELECT tcw.id, tk.name FROM tcw JOIN tk ON tcw.g = tk.k "
-    "OFFSET 0) x",
+    "WHERE tk.k < 30 OFFSET 0) x",
 ]
 # the first query of a new connection, by node (--first-nodes)
 FIRST = {"GpuAgg": 0, "GpuSort": 4, "GpuHashJoin": 7}
@@ -152,14 +152,25 @@ def conn_per_query(clients, seconds, want, mix):
             "per": {q: statistics.median(v) if v else float("nan") for q, v in per.items()}}
 
 
+def gpu_processes():
+    """The processes that hold GPU memory (nvidia-smi): 'name pid MiB' each."""
+    if not shutil.which("nvidia-smi"):
+        return None
+    r = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,process_name,used_memory",
+                        "--format=csv,noheader,nounits"], capture_output=True, text=True)
+    return [", ".join(x.strip() for x in line.split(",")) for line in r.stdout.splitlines() if line.strip()]
+
+
 def hold(n):
-    """n sessions at once, each after one GPU query, still connected: GPU memory."""
+    """n sessions at once, each after one GPU query (an aggregation, a sort or a join,
+    in turn), still connected: GPU memory, and which processes hold it."""
     base = gpu_memory_mib()
     procs = []
-    for _ in range(n):
+    for i in range(n):
         p = subprocess.Popen(["psql", "-X", "-q", "-At", "-d", "postgres"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        p.stdin.write(FORCE + MIX[0] + ";\nSELECT pg_sleep(600);\n")
+        q = MIX[list(FIRST.values())[i % len(FIRST)]]
+        p.stdin.write(FORCE + q + ";\nSELECT pg_sleep(600);\n")
         p.stdin.flush()
         procs.append(p)
     peak = base
@@ -174,10 +185,11 @@ def hold(n):
         if n_run >= n:
             break
         time.sleep(0.5)
+    holders = gpu_processes()
     for p in procs:
         p.kill()
     psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(600)%'")
-    return base, peak, n_run
+    return base, peak, n_run, holders
 
 
 def main():
@@ -256,12 +268,17 @@ def main():
         if r["first_error"]:
             pr(f"|  | first error: {r['first_error']} | | | | | | |")
     if a.hold > 0:
-        base, peak, n_run = hold(a.hold)
+        base, peak, n_run, holders = hold(a.hold)
         pr()
-        pr(f"### {a.hold} sessions connected at once, each after one GPU query")
+        pr(f"### {a.hold} sessions connected at once, each after one GPU query "
+           f"({', '.join(FIRST)} in turn)")
         pr()
         pr(f"GPU memory: {base} MiB before, {peak} MiB at the peak ({n_run} sessions had run "
            f"their query)")
+        if holders is not None:
+            pr()
+            pr(f"Processes holding GPU memory while they were connected (nvidia-smi): "
+               f"{'; '.join(holders) if holders else 'none'}")
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "connections.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
