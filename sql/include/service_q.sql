@@ -22,3 +22,19 @@ SELECT count(*) FROM sv WHERE g IN (SELECT i * 3 FROM generate_series(1, 3000) i
 SELECT count(*), min(y) FROM sv WHERE g IN (1, 5, 17, 10006, NULL);
 SELECT count(*) FROM sv WHERE t IN (SELECT t FROM sv WHERE g = 33);
 SELECT g % 3, count(*) FROM sv WHERE g NOT IN (SELECT g FROM sv WHERE y % 7 = 0) GROUP BY 1 ORDER BY 1;
+-- sorts and joins that return rows (issue 32): the rows come back a window at
+-- a time.  A top-N; a whole sort of about 3 MB of tuples (several windows),
+-- checksummed in order; text keys; a cursor closed before its last row
+SELECT y, g, x FROM sv ORDER BY x DESC, y LIMIT 5;
+SELECT md5(string_agg(y::text || ':' || coalesce(t, '-'), ',')) FROM (SELECT y, t FROM sv ORDER BY t DESC NULLS LAST, y) q;
+SELECT left(t, 8), length(t), y FROM sv ORDER BY length(t) DESC NULLS LAST, y LIMIT 3;
+BEGIN;
+DECLARE r CURSOR FOR SELECT y, g FROM sv ORDER BY g, y;
+FETCH 2 FROM r;
+CLOSE r;
+COMMIT;
+-- a semi-join's rows in key order (its set held by the service) and an
+-- inner join that returns a column of its build side (the kept rows chained
+-- by the set's ordinals, which the service sends back)
+SELECT y, t FROM sv WHERE g IN (SELECT g FROM sv WHERE y % 997 = 0) ORDER BY t, y LIMIT 4;
+SELECT count(*), sum(q.y), sum(length(q.t2)) FROM (SELECT sv.y, d.t AS t2 FROM sv JOIN (SELECT DISTINCT ON (g) g, t FROM sv WHERE g < 300 ORDER BY g, y) d USING (g) OFFSET 0) q;
