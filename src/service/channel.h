@@ -3,11 +3,14 @@
  * (service_thread.cpp serves them, client.cpp drives them).  Include after
  * postgres.h.
  *
- * One request at a time per channel: the backend writes op, its arguments, its
- * number and the service generation it is for, posts req and waits on rsp; the
+ * One request at a time per channel: the backend writes op, its request's
+ * member of `request` (protocol.h), its number and the service generation it
+ * is for, posts req and waits on rsp; the
  * service's thread for the channel runs it (refusing another generation's),
- * sets ack to its number and posts rsp.  The backend takes only an answer whose
- * ack is its request's: a post left by a stopped service is skipped.  Chunks do not wait for an answer: the backend fills a slot's
+ * fills its member of `answer`, sets ack to its number and posts rsp.  The
+ * backend takes only an answer whose ack is its request's: a post left by a
+ * stopped service is skipped.  Chunks do not wait for an answer: the backend
+ * fills a slot's
  * references and bitmaps, sets the slot's state to HANDED and posts req; the
  * thread starts it on the GPU (RUNNING) and sets it IDLE once the GPU is done
  * with the pages, which is when the backend may unpin them.  sem_post and

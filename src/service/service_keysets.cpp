@@ -200,7 +200,7 @@ PgGpuDistinctWords(const uint64 *vals, const uint8 *nulls, uint64 n)
 }
 
 /*
- * SVC_KS_CODES: a text payload column's values (parts 1 and 2, in the order of
+ * SVC_KS_CODES: a text payload column's values (text and offset parts, in the order of
  * their positions): each position's code is the position of the first value
  * equal to it (what a key set of the values answers), kept for SVC_KS_PAYLOAD.
  * Only the codes cross back to the backend, inside the set's words.
@@ -252,8 +252,8 @@ svc_op_codes(SvcChannel *ch, SvcWork *w)
 }
 
 /*
- * SVC_KS_PAYLOAD: the channel's last key set gets its payload (parts 0 and 3:
- * arg columns of arg2 words and NULL bytes, as pg_gpu_keyset_payload takes
+ * SVC_KS_PAYLOAD: the channel's last key set gets its payload (the vals and
+ * NULL parts: ncols columns of `keys` words and NULL bytes, as pg_gpu_keyset_payload takes
  * them).  A text column's words are positions, replaced by SVC_KS_CODES's
  * codes.  The set's reference changes: the new one is answered.
  */
@@ -488,7 +488,7 @@ svc_op_ks_rows(SvcChannel *ch, SvcWork *w)
 	svc_keep_keyset(ch, w, ks, n, has_null);
 }
 
-/* SVC_KS_TEXTS: the values of a text column's codes, from code arg2 on. */
+/* SVC_KS_TEXTS: the values of a text column's codes, from code `first` on. */
 void
 svc_op_ks_texts(SvcChannel *ch, SvcWork *w)
 {
