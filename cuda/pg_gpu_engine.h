@@ -783,6 +783,34 @@ pg_gpu_status pg_gpu_keysort_sort(pg_gpu_keysort *ks, const uint32_t **order, ui
 								  double *gpu_ms, uint64_t *bytes_h2d, pg_gpu_error *err);
 void		pg_gpu_keysort_end(pg_gpu_keysort *ks);
 
+/*
+ * A key sort split between two processes (the GPU service sorts, issue 32):
+ * the backend encodes its rows with a key sort begun by
+ * pg_gpu_keysort_begin_encode (host code only: no CUDA, and it cannot sort),
+ * reads what the rows showed (pg_gpu_keysort_shape_of) and their words; the
+ * service begins one with pg_gpu_keysort_begin_words from that shape, is given
+ * the words (pg_gpu_keysort_put, any ranges of any word, each row's word once)
+ * and sorts them with pg_gpu_keysort_sort as a key sort that was added to.
+ */
+typedef struct pg_gpu_keysort_shape
+{
+	uint64_t	rows;
+	int32_t		nwords;			/* words per row */
+	uint32_t	nulls;			/* bit k: key k met a NULL */
+	uint32_t	longs;			/* bit k: key k met a value over the prefix */
+	uint32_t	maxlen[PG_GPU_MAX_KEYS];
+} pg_gpu_keysort_shape;
+
+pg_gpu_keysort *pg_gpu_keysort_begin_encode(const pg_gpu_agg_task *task, pg_gpu_error *err);
+void		pg_gpu_keysort_shape_of(const pg_gpu_keysort *ks, pg_gpu_keysort_shape *out);
+/* Word w of every row added (shape's rows of them), valid until the next add. */
+const uint64_t *pg_gpu_keysort_words(const pg_gpu_keysort *ks, int w);
+pg_gpu_keysort *pg_gpu_keysort_begin_words(const pg_gpu_agg_task *task,
+										   const pg_gpu_keysort_shape *shape,
+										   pg_gpu_error *err);
+pg_gpu_status pg_gpu_keysort_put(pg_gpu_keysort *ks, int w, uint64_t first, uint64_t n,
+								 const uint64_t *words, pg_gpu_error *err);
+
 /* Release everything (safe on a half-built handle, safe after errors). */
 void		pg_gpu_agg_end(pg_gpu_agg *agg);
 

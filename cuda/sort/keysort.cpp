@@ -62,11 +62,33 @@ host_order_rows(pg_gpu_keysort *ks, uint64_t rows, const sort_pass *ps, int np, 
 	return PG_GPU_OK;
 }
 
+static pg_gpu_keysort *keysort_new(const pg_gpu_agg_task *task, bool can_sort,
+								   pg_gpu_error *err);
+
 extern "C" pg_gpu_keysort *
 pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 {
 	if (!task->emulate && pg_gpu_engine_init(err) != PG_GPU_OK)
 		return nullptr;
+	return keysort_new(task, true, err);
+}
+
+extern "C" pg_gpu_keysort *
+pg_gpu_keysort_begin_encode(const pg_gpu_agg_task *task, pg_gpu_error *err)
+{
+	return keysort_new(task, false, err);
+}
+
+static pg_gpu_status
+no_order_rows(pg_gpu_keysort *, uint64_t, const sort_pass *, int, double *, uint64_t *,
+			  pg_gpu_error *err)
+{
+	return host_error(err, PG_GPU_INVALID_TASK, "a key sort begun to encode only cannot sort");
+}
+
+static pg_gpu_keysort *
+keysort_new(const pg_gpu_agg_task *task, bool can_sort, pg_gpu_error *err)
+{
 	if (!task->sort || task->nkeys < 1 || task->nkeys > PG_GPU_MAX_KEYS ||
 		sort_row_words(*task) > kMaxSortWords)
 	{
@@ -82,7 +104,7 @@ pg_gpu_keysort_begin(const pg_gpu_agg_task *task, pg_gpu_error *err)
 		return nullptr;
 	}
 	ks->task = *task;
-	ks->order_rows = task->emulate ? host_order_rows : gpu_order_rows;
+	ks->order_rows = !can_sort ? no_order_rows : task->emulate ? host_order_rows : gpu_order_rows;
 	ks->nwords = sort_row_words(*task);
 	ks->words.resize(ks->nwords);
 	return ks;
@@ -170,3 +192,63 @@ pg_gpu_keysort_end(pg_gpu_keysort *ks)
 						  ks->order.capacity() * sizeof(uint32_t));
 }
 
+
+extern "C" void
+pg_gpu_keysort_shape_of(const pg_gpu_keysort *ks, pg_gpu_keysort_shape *out)
+{
+	out->rows = ks->seen.count;
+	out->nwords = ks->nwords;
+	out->nulls = ks->seen.nulls;
+	out->longs = ks->seen.longs;
+	for (int k = 0; k < PG_GPU_MAX_KEYS; k++)
+		out->maxlen[k] = ks->seen.maxlen[k];
+}
+
+extern "C" const uint64_t *
+pg_gpu_keysort_words(const pg_gpu_keysort *ks, int w)
+{
+	return (w >= 0 && w < ks->nwords) ? ks->words[w].data() : nullptr;
+}
+
+extern "C" pg_gpu_keysort *
+pg_gpu_keysort_begin_words(const pg_gpu_agg_task *task, const pg_gpu_keysort_shape *shape,
+						   pg_gpu_error *err)
+{
+	pg_gpu_keysort *ks = pg_gpu_keysort_begin(task, err);
+
+	if (ks == nullptr)
+		return nullptr;
+	if (shape->nwords != ks->nwords || shape->rows > 0x7FFFFFFFULL)
+	{
+		pg_gpu_keysort_end(ks);
+		host_error(err, PG_GPU_INVALID_TASK, "a key sort's shape does not match its task");
+		return nullptr;
+	}
+	try
+	{
+		for (auto &w : ks->words)
+			w.assign(shape->rows, 0);
+	}
+	catch (const std::bad_alloc &)
+	{
+		pg_gpu_keysort_end(ks);
+		host_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory for sort keys");
+		return nullptr;
+	}
+	ks->seen.count = shape->rows;
+	ks->seen.nulls = shape->nulls;
+	ks->seen.longs = shape->longs;
+	for (int k = 0; k < PG_GPU_MAX_KEYS; k++)
+		ks->seen.maxlen[k] = shape->maxlen[k];
+	return ks;
+}
+
+extern "C" pg_gpu_status
+pg_gpu_keysort_put(pg_gpu_keysort *ks, int w, uint64_t first, uint64_t n, const uint64_t *words,
+				   pg_gpu_error *err)
+{
+	if (w < 0 || w >= ks->nwords || first > ks->seen.count || n > ks->seen.count - first)
+		return host_error(err, PG_GPU_INVALID_TASK, "sort words outside the key sort");
+	std::copy(words, words + n, ks->words[w].begin() + first);
+	return PG_GPU_OK;
+}

@@ -138,6 +138,7 @@ typedef struct GpuSortSlotState
 	int64		cap;
 	uint64		row_bytes;
 	pg_gpu_keysort *ks;
+	bool		remote;			/* the GPU service sorts; ks only encodes */
 	uint64_t	norder;
 	uint64_t	pos;
 	uint64_t	rows_sorted;	/* for EXPLAIN */

@@ -39,6 +39,7 @@ extern "C" {
 }
 
 #include "nodes/gpusort_scroll.h"
+#include "service/service.h"
 #include "guard.h"
 
 /* rows ahead whose tuples emission prefetches */
@@ -291,7 +292,17 @@ load_and_sort(GpuSortSlotState *s)
 	INSTR_TIME_SET_CURRENT(t0);
 	s->loaded = true;
 	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+	/*
+	 * The GPU service sorts the words when it runs: the backend only encodes
+	 * them (no CUDA here).  Else the backend's own engine.
+	 */
+	s->remote = PgGpuServiceTakes(&s->task, false);
+	if (s->remote)
+	{
+		if ((s->ks = pg_gpu_keysort_begin_encode(&s->task, &err)) == NULL)
+			to_tuplesort(s, PgGpuFallbackFor(err.status), err.message);
+	}
+	else if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
 		to_tuplesort(s, reason, msg);
 	else if ((s->ks = pg_gpu_keysort_begin(&s->task, &err)) == NULL)
 		to_tuplesort(s, PgGpuFallbackFor(err.status), err.message);
@@ -310,8 +321,19 @@ load_and_sort(GpuSortSlotState *s)
 	INSTR_TIME_ACCUM_DIFF(s->t_input, t1, t0);
 	if (!s->ts)
 	{
-		if (pg_gpu_keysort_sort(s->ks, &order, &s->norder, &s->gpu_ms, &s->bytes_h2d,
-								&err) == PG_GPU_OK)
+		uint32	   *remote_order = NULL;
+		pg_gpu_status st;
+
+		if (s->remote)
+		{
+			st = PgGpuServiceKeysort(&s->task, s->ks, s->rows_cxt, &remote_order, &s->norder,
+									 &s->gpu_ms, &s->bytes_h2d, &err);
+			order = remote_order;
+		}
+		else
+			st = pg_gpu_keysort_sort(s->ks, &order, &s->norder, &s->gpu_ms, &s->bytes_h2d,
+									 &err);
+		if (st == PG_GPU_OK)
 		{
 			/*
 			 * The row pointers in order, in one tight loop (its random reads

@@ -848,6 +848,84 @@ PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count, MemoryConte
 	return true;
 }
 
+/*
+ * GpuSort over a child plan, sorted in the service: the rows' words encoded
+ * here (enc, pg_gpu_keysort_begin_encode) go over a channel of its own a
+ * window at a time, the service's key sort orders them, and the order comes
+ * back into *order (palloc'd in cxt; *n positions: the task's sort_limit
+ * first when it has one).  A status other than PG_GPU_OK with err set
+ * (PG_GPU_UNORDERED: keys the words cannot order).
+ */
+pg_gpu_status
+PgGpuServiceKeysort(const pg_gpu_agg_task *task, const pg_gpu_keysort *enc, MemoryContext cxt,
+					uint32 **order, uint64 *n, double *gpu_ms, uint64 *bytes_h2d,
+					pg_gpu_error *err)
+{
+	SvcClient  *volatile c;
+	pg_gpu_keysort_shape shape;
+	pg_gpu_status st = PG_GPU_OK;
+
+	pg_gpu_keysort_shape_of(enc, &shape);
+	*n = 0;
+	*order = NULL;
+	if ((c = (SvcClient *) PgGpuServiceOpen(err)) == NULL)
+		return err->status;
+	PG_TRY();
+	{
+		SvcChannel *ch = c->ch;
+
+		c->task = *task;
+		ch->task = *task;
+		ch->request.keysort = shape;
+		st = svc_request(c, SVC_KEYSORT_BEGIN, true, err);
+		for (int w = 0; st == PG_GPU_OK && w < shape.nwords; w++)
+		{
+			const uint64_t *words = pg_gpu_keysort_words(enc, w);
+
+			for (uint64 first = 0; st == PG_GPU_OK && first < shape.rows;)
+			{
+				uint64		k = Min(shape.rows - first, (uint64) (SVC_WINDOW / sizeof(uint64)));
+
+				memcpy(ch->window, words + first, k * sizeof(uint64));
+				ch->request.put.word = w;
+				ch->request.put.first = (int64) first;
+				ch->request.put.n = (int64) k;
+				st = svc_request(c, SVC_KEYSORT_PUT, true, err);
+				first += k;
+			}
+		}
+		if (st == PG_GPU_OK && (st = svc_request(c, SVC_KEYSORT_SORT, true, err)) == PG_GPU_OK)
+		{
+			uint64		total = ch->answer.keysort.n;
+
+			*gpu_ms = ch->answer.keysort.gpu_ms;
+			*bytes_h2d = ch->answer.keysort.bytes_h2d;
+			*order = (uint32 *) MemoryContextAllocHuge(cxt, sizeof(uint32) * Max(total, 1));
+			for (uint64 first = 0; st == PG_GPU_OK && first < total;)
+			{
+				ch->request.order.first = (int64) first;
+				if ((st = svc_request(c, SVC_KEYSORT_ORDER, true, err)) != PG_GPU_OK)
+					break;
+				if (ch->answer.window.n <= 0)
+				{
+					st = svc_error(err, PG_GPU_INVALID_TASK, "the GPU service returned no order");
+					break;
+				}
+				memcpy(*order + first, ch->window, sizeof(uint32) * ch->answer.window.n);
+				first += (uint64) ch->answer.window.n;
+			}
+			if (st == PG_GPU_OK)
+				*n = total;
+		}
+	}
+	PG_FINALLY();
+	{
+		svc_free_client(c);
+	}
+	PG_END_TRY();
+	return st;
+}
+
 /* The ordinals of the channel's last key set's n keys (SVC_KS_ORDINALS). */
 bool
 PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out, pg_gpu_error *err)

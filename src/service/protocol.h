@@ -38,6 +38,11 @@ typedef enum SvcOp
 	SVC_KS_TEXTS,				/* the values of a text payload column's codes */
 	SVC_KS_ORDINALS,			/* the ordinals of the channel's last key set's
 								 * own keys (int64 each), a window of them */
+	SVC_KEYSORT_BEGIN,			/* a key sort (ch->task) of rows the backend
+								 * encoded: their shape */
+	SVC_KEYSORT_PUT,			/* a window of one word of the rows */
+	SVC_KEYSORT_SORT,			/* sort them */
+	SVC_KEYSORT_ORDER,			/* the order (uint32 row numbers), a window */
 	SVC_NOPS
 } SvcOp;
 
@@ -107,6 +112,13 @@ typedef struct SvcOrdinalsReq
 	int64		first;			/* the first key's index */
 } SvcOrdinalsReq;
 
+typedef struct SvcKeysortPutReq
+{
+	int32		word;
+	int64		first;			/* the first row's */
+	int64		n;				/* words in the window */
+} SvcKeysortPutReq;
+
 typedef struct SvcRequests
 {
 	SvcBeginReq begin;
@@ -119,6 +131,9 @@ typedef struct SvcRequests
 	SvcKsTypeReq rows;
 	SvcTextsReq texts;
 	SvcOrdinalsReq ordinals;
+	pg_gpu_keysort_shape keysort;	/* SVC_KEYSORT_BEGIN */
+	SvcKeysortPutReq put;
+	SvcFromReq	order;			/* SVC_KEYSORT_ORDER: first position */
 } SvcRequests;
 
 /* ---- answers ------------------------------------------------------------ */
@@ -132,7 +147,7 @@ typedef struct SvcWindowAns
 {
 	int32		n;				/* records in the window */
 } SvcWindowAns;					/* SVC_GROUPS, SVC_KS_TEXTS, SVC_SORT_NEXT,
-								 * SVC_KS_ORDINALS */
+								 * SVC_KS_ORDINALS, SVC_KEYSORT_ORDER */
 
 /* SVC_KS_COLLECTED, SVC_KS_BUILD, SVC_KS_PAYLOAD, SVC_KS_ROWS: the set made */
 typedef struct SvcKeysetAns
@@ -148,12 +163,20 @@ typedef struct SvcKeysetAns
 								 * (no set was made) */
 } SvcKeysetAns;
 
+typedef struct SvcKeysortAns
+{
+	uint64		n;				/* positions in the order (sort_limit's) */
+	double		gpu_ms;
+	uint64		bytes_h2d;
+} SvcKeysortAns;				/* SVC_KEYSORT_SORT */
+
 typedef struct SvcAnswers
 {
 	SvcBeginAns begin;
 	pg_gpu_agg_result finish;
 	SvcWindowAns window;
 	SvcKeysetAns keyset;
+	SvcKeysortAns keysort;
 } SvcAnswers;
 
 /* ---- records in the window --------------------------------------------- */

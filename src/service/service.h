@@ -118,6 +118,9 @@ bool		PgGpuServiceKeysetRows(PgGpuSvcChannel *chan, int type, pg_gpu_set_ref *re
 bool		PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count,
 									MemoryContext cxt, char **data, uint64 **off,
 									pg_gpu_error *err);
+pg_gpu_status PgGpuServiceKeysort(const pg_gpu_agg_task *task, const pg_gpu_keysort *enc,
+								  MemoryContext cxt, uint32 **order, uint64 *n, double *gpu_ms,
+								  uint64 *bytes_h2d, pg_gpu_error *err);
 bool		PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out,
 									   pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);

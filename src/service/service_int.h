@@ -37,6 +37,9 @@ typedef struct SvcWork
 	pg_gpu_sort_batch sorted;	/* a sort task's batch being sent */
 	int64		sorted_pos;		/* its next row */
 	bool		sorted_done;	/* the engine has no more */
+	pg_gpu_keysort *keysort;	/* SVC_KEYSORT_*: the channel's key sort */
+	const uint32_t *order;		/* its order, once sorted */
+	uint64		norder;
 	CcTaskState *cc;			/* the task's columnar cache entry, if any */
 	bool		cc_publish;		/* the task finished: its fills are kept */
 	int			fault;			/* PgGpuServiceFault the task asked for */

@@ -161,6 +161,11 @@ svc_end_task(SvcChannel *ch, SvcWork *w)
 	w->sorted.nrows = 0;
 	w->sorted_pos = 0;
 	w->sorted_done = false;
+	if (w->keysort)
+		pg_gpu_keysort_end(w->keysort);
+	w->keysort = NULL;
+	w->order = NULL;
+	w->norder = 0;
 	PgGpuCcDetach(w->cc, w->cc_publish);
 	w->cc = NULL;
 	w->cc_publish = false;
@@ -350,6 +355,80 @@ svc_op_sort_next(SvcChannel *ch, SvcWork *w)
 	ch->status = PG_GPU_OK;
 }
 
+/*
+ * SVC_KEYSORT_*: GpuSort over a child plan.  The backend encodes its rows'
+ * keys into sort words (pg_gpu_keysort_begin_encode) and sends them a word
+ * at a time; the channel's key sort orders them and sends the order back.
+ */
+static void
+svc_op_keysort_begin(SvcChannel *ch, SvcWork *w)
+{
+	svc_end_task(ch, w);
+	if (!ch->task.emulate)
+	{
+		if (PgGpuSvc->gpu != 1)
+		{
+			ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
+			return;
+		}
+		if ((ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
+			return;
+	}
+	w->keysort = pg_gpu_keysort_begin_words(&ch->task, &ch->request.keysort, &ch->err);
+	ch->status = w->keysort ? PG_GPU_OK : ch->err.status;
+	if (w->keysort)
+		ch->tasks++;
+}
+
+static void
+svc_op_keysort_put(SvcChannel *ch, SvcWork *w)
+{
+	const SvcKeysortPutReq *rq = &ch->request.put;
+
+	if (w->keysort == NULL || rq->n < 0 || (uint64) rq->n * sizeof(uint64) > SVC_WINDOW)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no key sort on the channel");
+		return;
+	}
+	ch->status = pg_gpu_keysort_put(w->keysort, rq->word, (uint64) rq->first, (uint64) rq->n,
+									(const uint64_t *) ch->window, &ch->err);
+}
+
+static void
+svc_op_keysort_sort(SvcChannel *ch, SvcWork *w)
+{
+	SvcKeysortAns *a = &ch->answer.keysort;
+	uint64_t	n = 0;
+	uint64_t	h2d = 0;
+
+	if (w->keysort == NULL)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no key sort on the channel");
+		return;
+	}
+	ch->status = pg_gpu_keysort_sort(w->keysort, &w->order, &n, &a->gpu_ms, &h2d, &ch->err);
+	w->norder = ch->status == PG_GPU_OK ? n : 0;
+	a->n = w->norder;
+	a->bytes_h2d = h2d;
+}
+
+static void
+svc_op_keysort_order(SvcChannel *ch, SvcWork *w)
+{
+	uint64		first = (uint64) ch->request.order.first;
+	uint64		n;
+
+	if (w->order == NULL || first > w->norder)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no sorted order on the channel");
+		return;
+	}
+	n = Min(w->norder - first, (uint64) (SVC_WINDOW / sizeof(uint32)));
+	memcpy(ch->window, w->order + first, n * sizeof(uint32));
+	ch->answer.window.n = (int32) n;
+	ch->status = PG_GPU_OK;
+}
+
 /* The engine's device memory, for pg_gpu_service(), after a task ends. */
 static void
 svc_note_memory(void)
@@ -415,6 +494,10 @@ static constexpr SvcStep svc_steps[SVC_NOPS] = {
 	{SVC_KS_ROWS, true, svc_op_ks_rows},
 	{SVC_KS_TEXTS, false, svc_op_ks_texts},
 	{SVC_KS_ORDINALS, false, svc_op_ks_ordinals},
+	{SVC_KEYSORT_BEGIN, false, svc_op_keysort_begin},
+	{SVC_KEYSORT_PUT, false, svc_op_keysort_put},
+	{SVC_KEYSORT_SORT, false, svc_op_keysort_sort},
+	{SVC_KEYSORT_ORDER, false, svc_op_keysort_order},
 };
 
 static constexpr bool
@@ -555,6 +638,7 @@ svc_serve_channel(int i)
 	pg_gpu_engine_set_cancel(svc_abandoned);
 
 	w->agg = NULL;
+	w->keysort = NULL;
 	w->cc = NULL;
 	w->cc_publish = false;
 	w->fault = PG_GPU_SVC_FAULT_NONE;
