@@ -50,6 +50,7 @@ extern "C" {
 #include "nodes/keysets.h"
 }
 
+#include "service/service.h"
 #include "guard.h"
 
 /* a batch of probe rows: pg_gpu.join_batch_rows, or so many bytes of them */
@@ -97,6 +98,16 @@ child(GpuJoinSlotState *s, int i)
 }
 
 /* The batch and the key sets released; safe to repeat. */
+/* The GPU service's channel that held the set, once the set is gone. */
+static void
+close_channel(GpuJoinSlotState *s)
+{
+	PgGpuSvcChannel *svc = s->sets.svc;
+
+	s->sets.svc = NULL;
+	PgGpuServiceClose(svc);
+}
+
 static void
 release_all(GpuJoinSlotState *s)
 {
@@ -114,6 +125,7 @@ release_all(GpuJoinSlotState *s)
 	if (s->batch_cxt)
 		MemoryContextReset(s->batch_cxt);
 	PgGpuFreeSets(&s->sets);
+	close_channel(s);
 }
 
 /* On error paths the query memory goes away; the GPU's sets must go with it. */
@@ -125,6 +137,7 @@ join_slot_cleanup_callback(void *arg)
 	/* a child of the query's context, deleted before this runs */
 	s->sets.rows_cxt = NULL;
 	PgGpuFreeSets(&s->sets);
+	close_channel(s);
 }
 
 static void
@@ -195,7 +208,15 @@ start(GpuJoinSlotState *s)
 	char		msg[256];
 
 	s->task.emulate = pg_gpu_emulate_gpu ? 1 : 0;
-	if (!s->task.emulate && !PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+	/* the set in the GPU service, on a channel of the node's, where the batches probe it */
+	if (PgGpuSetsInService(s->set_sources) && PgGpuServiceTakes(&s->task, true))
+	{
+		pg_gpu_error err;
+
+		s->sets.svc = PgGpuServiceOpen(&err);	/* NULL: the backend's engine */
+	}
+	if (s->sets.svc == NULL && !s->task.emulate &&
+		!PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
 		return give_up(s, reason, msg);
 	if (!PgGpuBuildSets(s->set_sources, s->css.custom_ps, s->css.ss.ps.state, s->node,
 						&s->task, &s->sets, &reason, msg, sizeof(msg)))
@@ -321,7 +342,11 @@ next_batch(GpuJoinSlotState *s)
 	/* the keys' ordinals in the set, then each row's */
 	s->ord = (int64 *) MemoryContextAlloc(s->batch_cxt, sizeof(int64) * Max(keys.n, 1));
 	if (keys.n > 0 &&
-		(xs != NULL
+		(s->sets.svc != NULL
+		 ? (PgGpuServiceKeysetProbe(s->sets.svc, 0, (uint64) keys.n, keys.text ? NULL : keys.vals,
+									keys.text ? keys.data : NULL, keys.text ? keys.off : NULL,
+									xs, xnull, s->ord, &err) ? PG_GPU_OK : err.status)
+		 : xs != NULL
 		 ? pg_gpu_keyset_probe_ne(s->sets.ks[0], (uint64) keys.n, keys.vals, xs, xnull, s->ord,
 								  &err)
 		 : pg_gpu_keyset_probe(s->sets.ks[0], (uint64) keys.n, keys.vals, keys.data, keys.off,

@@ -926,6 +926,47 @@ PgGpuServiceKeysort(const pg_gpu_agg_task *task, const pg_gpu_keysort *enc, Memo
 	return st;
 }
 
+/*
+ * Probe key set `set` of the channel with m keys (vals, or text bytes and
+ * offsets; with x and xnull, pg_gpu_keyset_probe_ne's): out[j] = key j's
+ * ordinal in the set, or -1.
+ */
+bool
+PgGpuServiceKeysetProbe(PgGpuSvcChannel *chan, int set, uint64 m, const int64 *vals,
+						const char *data, const uint64 *off, const int64 *x, const uint8 *xnull,
+						int64 *out, pg_gpu_error *err)
+{
+	SvcClient  *c = (SvcClient *) chan;
+	uint64		k = 0;
+
+	CHECK_FOR_INTERRUPTS();
+	if ((off == NULL && !svc_append(c, SVC_PART_VALS, (const char *) vals, m * sizeof(int64), err)) ||
+		(off && !svc_append(c, SVC_PART_TEXT, data, off[m], err)) ||
+		(off && !svc_append(c, SVC_PART_OFFSETS, (const char *) off, (m + 1) * sizeof(uint64), err)) ||
+		(x && !svc_append(c, SVC_PART_X, (const char *) x, m * sizeof(int64), err)) ||
+		(x && !svc_append(c, SVC_PART_NULLS, (const char *) xnull, m, err)))
+		return false;
+	c->ch->request.probe.set = set;
+	c->ch->request.probe.ne = x != NULL;
+	c->ch->request.probe.keys = (int64) m;
+	if (svc_request(c, SVC_KS_PROBE, true, err) != PG_GPU_OK)
+		return false;
+	while (k < m)
+	{
+		c->ch->request.probe_out.first = (int64) k;
+		if (svc_request(c, SVC_KS_PROBE_OUT, true, err) != PG_GPU_OK)
+			return false;
+		if (c->ch->answer.window.n <= 0)
+		{
+			svc_error(err, PG_GPU_INVALID_TASK, "the GPU service returned no probe answer");
+			return false;
+		}
+		memcpy(out + k, c->ch->window, sizeof(int64) * Min((uint64) c->ch->answer.window.n, m - k));
+		k += (uint64) c->ch->answer.window.n;
+	}
+	return true;
+}
+
 /* The ordinals of the channel's last key set's n keys (SVC_KS_ORDINALS). */
 bool
 PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out, pg_gpu_error *err)

@@ -43,6 +43,9 @@ typedef enum SvcOp
 	SVC_KEYSORT_PUT,			/* a window of one word of the rows */
 	SVC_KEYSORT_SORT,			/* sort them */
 	SVC_KEYSORT_ORDER,			/* the order (uint32 row numbers), a window */
+	SVC_KS_PROBE,				/* probe one of the channel's key sets with the
+								 * keys sent (the parts) */
+	SVC_KS_PROBE_OUT,			/* the probe's answers (int64 ordinals), a window */
 	SVC_NOPS
 } SvcOp;
 
@@ -52,7 +55,8 @@ typedef enum SvcPart
 	SVC_PART_VALS = 0,			/* int64 keys, or payload words */
 	SVC_PART_TEXT,				/* text bytes */
 	SVC_PART_OFFSETS,			/* uint64 offsets into the text bytes */
-	SVC_PART_NULLS,				/* payload NULL bytes */
+	SVC_PART_NULLS,				/* payload NULL bytes; a probe's x NULL bytes */
+	SVC_PART_X,					/* a probe's x values (int64), for inner.b <> x */
 	SVC_NPARTS
 } SvcPart;
 
@@ -119,6 +123,13 @@ typedef struct SvcKeysortPutReq
 	int64		n;				/* words in the window */
 } SvcKeysortPutReq;
 
+typedef struct SvcProbeReq
+{
+	int32		set;			/* the channel's key set, by the order made */
+	int32		ne;				/* 1: pg_gpu_keyset_probe_ne with the x parts */
+	int64		keys;			/* in the vals, or the text and offset parts */
+} SvcProbeReq;
+
 typedef struct SvcRequests
 {
 	SvcBeginReq begin;
@@ -134,6 +145,8 @@ typedef struct SvcRequests
 	pg_gpu_keysort_shape keysort;	/* SVC_KEYSORT_BEGIN */
 	SvcKeysortPutReq put;
 	SvcFromReq	order;			/* SVC_KEYSORT_ORDER: first position */
+	SvcProbeReq probe;
+	SvcFromReq	probe_out;		/* SVC_KS_PROBE_OUT: first answer */
 } SvcRequests;
 
 /* ---- answers ------------------------------------------------------------ */
@@ -147,7 +160,8 @@ typedef struct SvcWindowAns
 {
 	int32		n;				/* records in the window */
 } SvcWindowAns;					/* SVC_GROUPS, SVC_KS_TEXTS, SVC_SORT_NEXT,
-								 * SVC_KS_ORDINALS, SVC_KEYSORT_ORDER */
+								 * SVC_KS_ORDINALS, SVC_KEYSORT_ORDER,
+								 * SVC_KS_PROBE_OUT */
 
 /* SVC_KS_COLLECTED, SVC_KS_BUILD, SVC_KS_PAYLOAD, SVC_KS_ROWS: the set made */
 typedef struct SvcKeysetAns

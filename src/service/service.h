@@ -121,6 +121,9 @@ bool		PgGpuServiceKeysetTexts(PgGpuSvcChannel *chan, int col, int64 count,
 pg_gpu_status PgGpuServiceKeysort(const pg_gpu_agg_task *task, const pg_gpu_keysort *enc,
 								  MemoryContext cxt, uint32 **order, uint64 *n, double *gpu_ms,
 								  uint64 *bytes_h2d, pg_gpu_error *err);
+bool		PgGpuServiceKeysetProbe(PgGpuSvcChannel *chan, int set, uint64 m, const int64 *vals,
+									const char *data, const uint64 *off, const int64 *x,
+									const uint8 *xnull, int64 *out, pg_gpu_error *err);
 bool		PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out,
 									   pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);

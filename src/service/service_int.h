@@ -49,6 +49,7 @@ typedef struct SvcWork
 	pg_gpu_set_ref ref[SVC_MAX_KEYSETS];
 	uint64		nkeys[SVC_MAX_KEYSETS];	/* keys given to each set */
 	std::vector<int64_t> ordinals;	/* SVC_KS_ORDINALS: the last set's */
+	std::vector<int64_t> probed;	/* SVC_KS_PROBE's answers */
 	std::vector<char> part[SVC_NPARTS];	/* SVC_KS_APPEND: the parts (SvcPart) */
 	/* SVC_KS_CODES: each text payload column's code for each value's position */
 	std::vector<int64_t> codes[PG_GPU_MAX_PAYLOAD];
@@ -70,5 +71,7 @@ void		svc_op_payload(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_rows(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_texts(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_ordinals(SvcChannel *ch, SvcWork *w);
+void		svc_op_ks_probe(SvcChannel *ch, SvcWork *w);
+void		svc_op_ks_probe_out(SvcChannel *ch, SvcWork *w);
 
 #endif							/* PG_GPU_SERVICE_INT_H */

@@ -552,3 +552,62 @@ svc_op_ks_ordinals(SvcChannel *ch, SvcWork *w)
 	ch->answer.window.n = (int32) n;
 	ch->status = PG_GPU_OK;
 }
+
+/*
+ * SVC_KS_PROBE: a batch of probe keys (GpuHashJoin and GpuSemiJoin over a
+ * child plan) against one of the channel's sets: each key's ordinal in the
+ * set, or -1, kept for SVC_KS_PROBE_OUT.  With ne, pg_gpu_keyset_probe_ne's
+ * x values and NULL bytes come in their parts.
+ */
+void
+svc_op_ks_probe(SvcChannel *ch, SvcWork *w)
+{
+	const SvcProbeReq *rq = &ch->request.probe;
+	uint64		n = (uint64) rq->keys;
+	const std::vector<char> &v = w->part[SVC_PART_VALS],
+				&d = w->part[SVC_PART_TEXT],
+				&o = w->part[SVC_PART_OFFSETS],
+				&x = w->part[SVC_PART_X],
+				&xn = w->part[SVC_PART_NULLS];
+	bool		text = !o.empty();
+
+	if (rq->set < 0 || rq->set >= w->nks || rq->keys < 0 ||
+		(text ? (!v.empty() || !svc_offsets_ok(o, n, d.size())) : v.size() != n * sizeof(int64)) ||
+		(rq->ne && (text || x.size() != n * sizeof(int64) || xn.size() != n)))
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a probe's keys do not match their count");
+		return;
+	}
+	w->probed.assign(n, -1);
+	ch->status = PG_GPU_OK;
+	if (n > 0)
+		ch->status = rq->ne
+			? pg_gpu_keyset_probe_ne(w->ks[rq->set], n, (const int64_t *) v.data(),
+									 (const int64_t *) x.data(), (const uint8_t *) xn.data(),
+									 w->probed.data(), &ch->err)
+			: pg_gpu_keyset_probe(w->ks[rq->set], n,
+								  text ? NULL : (const int64_t *) v.data(),
+								  text ? (d.empty() ? "" : d.data()) : NULL,
+								  text ? (const uint64_t *) o.data() : NULL,
+								  w->probed.data(), &ch->err);
+	for (int p = 0; p < SVC_NPARTS; p++)
+		std::vector<char>().swap(w->part[p]);
+}
+
+/* SVC_KS_PROBE_OUT: the last probe's answers from `first` on. */
+void
+svc_op_ks_probe_out(SvcChannel *ch, SvcWork *w)
+{
+	uint64		first = (uint64) ch->request.probe_out.first;
+	uint64		n;
+
+	if (first > w->probed.size())
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "no such probe answers");
+		return;
+	}
+	n = Min((uint64) (w->probed.size() - first), (uint64) (SVC_WINDOW / sizeof(int64)));
+	memcpy(ch->window, w->probed.data() + first, n * sizeof(int64));
+	ch->answer.window.n = (int32) n;
+	ch->status = PG_GPU_OK;
+}

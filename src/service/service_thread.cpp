@@ -180,6 +180,7 @@ svc_free_keysets(SvcWork *w)
 		pg_gpu_keyset_free(w->ks[i]);
 	w->nks = 0;
 	std::vector<int64_t>().swap(w->ordinals);
+	std::vector<int64_t>().swap(w->probed);
 	for (int p = 0; p < SVC_NPARTS; p++)
 		std::vector<char>().swap(w->part[p]);
 	for (int j = 0; j < PG_GPU_MAX_PAYLOAD; j++)
@@ -498,6 +499,8 @@ static constexpr SvcStep svc_steps[SVC_NOPS] = {
 	{SVC_KEYSORT_PUT, false, svc_op_keysort_put},
 	{SVC_KEYSORT_SORT, false, svc_op_keysort_sort},
 	{SVC_KEYSORT_ORDER, false, svc_op_keysort_order},
+	{SVC_KS_PROBE, false, svc_op_ks_probe},
+	{SVC_KS_PROBE_OUT, false, svc_op_ks_probe_out},
 };
 
 static constexpr bool
