@@ -24,7 +24,7 @@ SET pg_gpu.emulate_gpu = on;
 \i sql/include/service_q.sql
 
 -- the forced half ran in the service, and left every channel free
-SELECT s.tasks - b.tasks >= 18 AS through_service, s.channels_in_use
+SELECT s.tasks - b.tasks >= 20 AS through_service, s.channels_in_use
   FROM pg_gpu_service() s, sv_before b;
 
 RESET pg_gpu.emulate_gpu;

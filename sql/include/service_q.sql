@@ -38,3 +38,8 @@ COMMIT;
 -- by the set's ordinals, which the service sends back)
 SELECT y, t FROM sv WHERE g IN (SELECT g FROM sv WHERE y % 997 = 0) ORDER BY t, y LIMIT 4;
 SELECT count(*), sum(q.y), sum(length(q.t2)) FROM (SELECT sv.y, d.t AS t2 FROM sv JOIN (SELECT DISTINCT ON (g) g, t FROM sv WHERE g < 300 ORDER BY g, y) d USING (g) OFFSET 0) q;
+-- over a child plan: a sort of a join's rows (the words encoded here, sorted in
+-- the service) and a semi-join whose probe rows come from an Append (its set held
+-- and probed in the service)
+SELECT md5(string_agg(y::text, ',')) FROM (SELECT a.y FROM sv a JOIN (SELECT DISTINCT g, 'k' || g AS gk FROM sv WHERE g < 100) d USING (g) ORDER BY d.gk DESC, a.t DESC NULLS LAST, a.y) q;
+SELECT count(*), sum(q.y) FROM (SELECT y, t FROM sv WHERE y % 3 = 0 UNION ALL SELECT y, t FROM sv WHERE y % 3 = 1) q WHERE q.t IN (SELECT t FROM sv WHERE g = 33);
