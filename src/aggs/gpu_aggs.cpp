@@ -26,6 +26,7 @@ extern "C" {
 #include "utils/syscache.h"
 
 #include "pg_gpu.h"
+#include "service/service.h"
 #include "pg_gpu_engine.h"
 #include "aggs/agg_catalog.h"
 }
@@ -213,24 +214,42 @@ reduce_group(const GpuCollect *c, pg_gpu_col_state *col)
 		char		msg[256];
 		pg_gpu_error err;
 		double		ms = 0;
+		bool		ok = false;
 
-		if (pg_gpu_emulate_gpu)
+		if (PgGpuServiceUp(pg_gpu_emulate_gpu))
+		{
+			/* the GPU service reduces it: no CUDA in the backend */
+			ok = PgGpuServiceReduce(c->data, c->n, c->coltype, c->elsize, pg_gpu_emulate_gpu,
+									col, &ms, &err) == PG_GPU_OK;
+			if (!ok)
+			{
+				PgGpuRaiseIfCancelled(err.status);
+				reason = PgGpuFallbackFor(err.status);
+				strlcpy(msg, err.message, sizeof(msg));
+			}
+		}
+		else if (pg_gpu_emulate_gpu)
 		{
 			pg_gpu_reduce_host(c->data, c->n, c->coltype, col);
-			PgGpuStatsEmulatedRun(PG_GPU_NODE_FINAL);
-			return;
+			ok = true;
 		}
-		if (PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
+		else if (PgGpuEnsureEngine(&reason, msg, sizeof(msg)))
 		{
-			if (pg_gpu_reduce(c->data, c->n, c->coltype, col, &ms, &err) == PG_GPU_OK)
+			ok = pg_gpu_reduce(c->data, c->n, c->coltype, col, &ms, &err) == PG_GPU_OK;
+			if (!ok)
 			{
-				PgGpuStatsGpuRun(PG_GPU_NODE_FINAL,
-								 (uint64) c->n * c->elsize, ms);
-				return;
+				reason = err.status == PG_GPU_OUT_OF_MEMORY ? PG_GPU_FB_OUT_OF_MEMORY
+					: PG_GPU_FB_GPU_ERROR;
+				strlcpy(msg, err.message, sizeof(msg));
 			}
-			reason = err.status == PG_GPU_OUT_OF_MEMORY ? PG_GPU_FB_OUT_OF_MEMORY
-				: PG_GPU_FB_GPU_ERROR;
-			strlcpy(msg, err.message, sizeof(msg));
+		}
+		if (ok)
+		{
+			if (pg_gpu_emulate_gpu)
+				PgGpuStatsEmulatedRun(PG_GPU_NODE_FINAL);
+			else
+				PgGpuStatsGpuRun(PG_GPU_NODE_FINAL, (uint64) c->n * c->elsize, ms);
+			return;
 		}
 		PgGpuStatsFallback(PG_GPU_NODE_FINAL, reason);
 		if (pg_gpu_expect_gpu)

@@ -472,6 +472,16 @@ PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here)
 	return task->emulate ? true : PgGpuServiceGpuReady();
 }
 
+/* Whether the service runs work now: emulated work, or work for its GPU. */
+bool
+PgGpuServiceUp(bool emulate)
+{
+	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
+		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
+		return false;
+	return emulate ? true : PgGpuServiceGpuReady();
+}
+
 bool
 PgGpuServiceOthersBusy(void)
 {
@@ -965,6 +975,43 @@ PgGpuServiceKeysetProbe(PgGpuSvcChannel *chan, int set, uint64 m, const int64 *v
 		k += (uint64) c->ch->answer.window.n;
 	}
 	return true;
+}
+
+/*
+ * A gpu_* aggregate's group (n values of elsize bytes, coltype's) reduced in
+ * the service, on a channel taken for it: *state and the GPU's time.
+ */
+pg_gpu_status
+PgGpuServiceReduce(const void *values, int64 n, int coltype, int elsize, bool emulate,
+				   pg_gpu_col_state *state, double *gpu_ms, pg_gpu_error *err)
+{
+	SvcClient  *volatile c;
+	pg_gpu_status st = PG_GPU_OK;
+
+	if ((c = (SvcClient *) PgGpuServiceOpen(err)) == NULL)
+		return err->status;
+	PG_TRY();
+	{
+		if (!svc_append(c, SVC_PART_VALS, (const char *) values, (uint64) n * elsize, err))
+			st = err->status;
+		else
+		{
+			c->ch->request.reduce.coltype = coltype;
+			c->ch->request.reduce.emulate = emulate ? 1 : 0;
+			c->ch->request.reduce.n = n;
+			if ((st = svc_request(c, SVC_REDUCE, true, err)) == PG_GPU_OK)
+			{
+				*state = c->ch->answer.reduce.state;
+				*gpu_ms = c->ch->answer.reduce.gpu_ms;
+			}
+		}
+	}
+	PG_FINALLY();
+	{
+		svc_free_client(c);
+	}
+	PG_END_TRY();
+	return st;
 }
 
 /* The ordinals of the channel's last key set's n keys (SVC_KS_ORDINALS). */

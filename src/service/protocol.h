@@ -46,6 +46,8 @@ typedef enum SvcOp
 	SVC_KS_PROBE,				/* probe one of the channel's key sets with the
 								 * keys sent (the parts) */
 	SVC_KS_PROBE_OUT,			/* the probe's answers (int64 ordinals), a window */
+	SVC_REDUCE,					/* a gpu_* aggregate's group: the exact state of
+								 * the values sent (the vals part) */
 	SVC_NOPS
 } SvcOp;
 
@@ -130,6 +132,13 @@ typedef struct SvcProbeReq
 	int64		keys;			/* in the vals, or the text and offset parts */
 } SvcProbeReq;
 
+typedef struct SvcReduceReq
+{
+	int32		coltype;		/* pg_gpu_coltype of the values */
+	int32		emulate;
+	int64		n;				/* values in the vals part */
+} SvcReduceReq;
+
 typedef struct SvcRequests
 {
 	SvcBeginReq begin;
@@ -147,6 +156,7 @@ typedef struct SvcRequests
 	SvcFromReq	order;			/* SVC_KEYSORT_ORDER: first position */
 	SvcProbeReq probe;
 	SvcFromReq	probe_out;		/* SVC_KS_PROBE_OUT: first answer */
+	SvcReduceReq reduce;
 } SvcRequests;
 
 /* ---- answers ------------------------------------------------------------ */
@@ -184,6 +194,12 @@ typedef struct SvcKeysortAns
 	uint64		bytes_h2d;
 } SvcKeysortAns;				/* SVC_KEYSORT_SORT */
 
+typedef struct SvcReduceAns
+{
+	pg_gpu_col_state state;
+	double		gpu_ms;
+} SvcReduceAns;
+
 typedef struct SvcAnswers
 {
 	SvcBeginAns begin;
@@ -191,6 +207,7 @@ typedef struct SvcAnswers
 	SvcWindowAns window;
 	SvcKeysetAns keyset;
 	SvcKeysortAns keysort;
+	SvcReduceAns reduce;
 } SvcAnswers;
 
 /* ---- records in the window --------------------------------------------- */

@@ -124,6 +124,10 @@ pg_gpu_status PgGpuServiceKeysort(const pg_gpu_agg_task *task, const pg_gpu_keys
 bool		PgGpuServiceKeysetProbe(PgGpuSvcChannel *chan, int set, uint64 m, const int64 *vals,
 									const char *data, const uint64 *off, const int64 *x,
 									const uint8 *xnull, int64 *out, pg_gpu_error *err);
+bool		PgGpuServiceUp(bool emulate);
+pg_gpu_status PgGpuServiceReduce(const void *values, int64 n, int coltype, int elsize,
+								 bool emulate, pg_gpu_col_state *state, double *gpu_ms,
+								 pg_gpu_error *err);
 bool		PgGpuServiceKeysetOrdinals(PgGpuSvcChannel *chan, uint64 n, int64 *out,
 									   pg_gpu_error *err);
 void		PgGpuServiceKeysetsFree(PgGpuSvcChannel *chan);

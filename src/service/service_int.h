@@ -72,6 +72,7 @@ void		svc_op_ks_rows(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_texts(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_ordinals(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_probe(SvcChannel *ch, SvcWork *w);
+void		svc_op_reduce(SvcChannel *ch, SvcWork *w);
 void		svc_op_ks_probe_out(SvcChannel *ch, SvcWork *w);
 
 #endif							/* PG_GPU_SERVICE_INT_H */

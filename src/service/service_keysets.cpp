@@ -611,3 +611,31 @@ svc_op_ks_probe_out(SvcChannel *ch, SvcWork *w)
 	ch->answer.window.n = (int32) n;
 	ch->status = PG_GPU_OK;
 }
+
+/* SVC_REDUCE: a gpu_* aggregate's group reduced to its exact state. */
+void
+svc_op_reduce(SvcChannel *ch, SvcWork *w)
+{
+	const SvcReduceReq *rq = &ch->request.reduce;
+	std::vector<char> &v = w->part[SVC_PART_VALS];
+	SvcReduceAns *a = &ch->answer.reduce;
+
+	memset(a, 0, sizeof(*a));
+	if (rq->n < 0 || (rq->n == 0 ? !v.empty() : v.size() % (size_t) rq->n != 0))
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_INVALID_TASK, "a group's values do not match their count");
+		return;
+	}
+	if (rq->emulate)
+	{
+		pg_gpu_reduce_host(v.empty() ? NULL : v.data(), rq->n, rq->coltype, &a->state);
+		ch->status = PG_GPU_OK;
+	}
+	else if (PgGpuSvc->gpu != 1)
+		ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
+	else if ((ch->status = pg_gpu_engine_init(&ch->err)) == PG_GPU_OK)
+		ch->status = pg_gpu_reduce(v.empty() ? NULL : v.data(), rq->n, rq->coltype, &a->state,
+								   &a->gpu_ms, &ch->err);
+	for (int p = 0; p < SVC_NPARTS; p++)
+		std::vector<char>().swap(w->part[p]);
+}

@@ -501,6 +501,7 @@ static constexpr SvcStep svc_steps[SVC_NOPS] = {
 	{SVC_KEYSORT_ORDER, false, svc_op_keysort_order},
 	{SVC_KS_PROBE, false, svc_op_ks_probe},
 	{SVC_KS_PROBE_OUT, false, svc_op_ks_probe_out},
+	{SVC_REDUCE, false, svc_op_reduce},
 };
 
 static constexpr bool
