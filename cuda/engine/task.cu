@@ -387,7 +387,14 @@ gpu_finish(pg_gpu_agg *a, pg_gpu_agg_result *res, pg_gpu_error *err)
 	if ((st = sync_slots(agg, err)) != PG_GPU_OK ||
 		(st = stream_wait(agg->main_stream, err)) != PG_GPU_OK)
 		return st;
-	PG_GPU_TRY(err, cudaDeviceSynchronize());
+	/*
+	 * Every stream of this task's, not the whole device: in the GPU service
+	 * other channels' chunks run meanwhile, and a finish that waited for them
+	 * (cudaDeviceSynchronize) made each task wait for the others' (issue 32).
+	 */
+	if (agg->out_stream)
+		PG_GPU_TRY(err, cudaStreamSynchronize(agg->out_stream));
+	PG_GPU_TRY(err, cudaStreamSynchronize(agg->main_stream));
 	if (agg->plain &&
 		(st = pinned_alloc(nparts * sizeof(pg_gpu_col_state), (void **) &h_parts, err)) != PG_GPU_OK)
 		return st;

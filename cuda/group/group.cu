@@ -345,7 +345,8 @@ table_reserve(gpu_agg *agg, uint64_t tuples, pg_gpu_error *err)
 	group_rehash_kernel<<<agg->max_blocks, grid_policy::threads, 0, agg->main_stream>>>(
 		agg->d_tab, agg->cap, tab, cap - 1, agg->layout.words, agg->task.nkeys);
 	PG_GPU_TRY(err, cudaGetLastError());
-	PG_GPU_TRY(err, cudaDeviceSynchronize());
+	/* the slots are idle (above): the rehash on the main stream is the last reader */
+	PG_GPU_TRY(err, cudaStreamSynchronize(agg->main_stream));
 	device_free(agg->d_tab);
 	agg->d_tab = tab;
 	agg->cap = cap;
