@@ -65,6 +65,8 @@ typedef struct SvcChannel
 	pg_atomic_uint32 slot_state[PG_GPU_AGG_SLOTS];
 	int32		npages[PG_GPU_AGG_SLOTS];
 	int32		nvis[PG_GPU_AGG_SLOTS];
+	uint64		slot_seq[PG_GPU_AGG_SLOTS];	/* the order chunks were handed
+												 * over in: they start in it */
 	pg_atomic_uint32 chunk_failed;	/* a chunk could not start: chunk_err says why */
 	pg_atomic_uint32 abandon;	/* the backend is ending the task (an error, a
 								 * cancel): an emulated step in flight stops */

@@ -49,6 +49,7 @@ typedef struct SvcClient
 	SvcChannel *ch;
 	uint32		gen;
 	uint32		seq;			/* requests sent on the channel */
+	uint64		handed;			/* chunks handed over on it */
 	bool		pending;		/* a request's answer not taken yet */
 	bool		dead;			/* the service stopped under the task */
 	pg_gpu_agg_task task;
@@ -183,6 +184,7 @@ svc_submit(void *h, int slot, int npages, int nvis, pg_gpu_error *err)
 		return svc_error(err, PG_GPU_INVALID_TASK, "a chunk larger than its slot");
 	ch->npages[slot] = npages;
 	ch->nvis[slot] = nvis;
+	ch->slot_seq[slot] = ++c->handed;
 	pg_write_barrier();
 	pg_atomic_write_u32(&ch->slot_state[slot], SVC_SLOT_HANDED);
 	sem_post(&ch->req);

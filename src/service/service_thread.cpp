@@ -543,12 +543,26 @@ svc_step(SvcChannel *ch, SvcWork *w, uint32 op)
 		bool		still = false;
 		uint64		oldest = 0;
 
-		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
-			if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED)
-			{
-				w->since[s] = svc_now_us();
-				svc_start_chunk(ch, agg, w->cc, s, &w->fault);
-			}
+		/*
+		 * Chunks handed over start in the order they were handed over, not by
+		 * slot: the engine numbers pages in the order chunks start, and a sort
+		 * task's rows name their page by that number (the backend maps it back
+		 * to the block for ctid).  Two or three may be waiting at once.
+		 */
+		for (;;)
+		{
+			int			next = -1;
+
+			for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
+				if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_HANDED &&
+					(next < 0 || ch->slot_seq[s] < ch->slot_seq[next]))
+					next = s;
+			if (next < 0)
+				break;
+			pg_read_barrier();
+			w->since[next] = svc_now_us();
+			svc_start_chunk(ch, agg, w->cc, next, &w->fault);
+		}
 		for (int s = 0; agg && s < PG_GPU_AGG_SLOTS; s++)
 			if (pg_atomic_read_u32(&ch->slot_state[s]) == SVC_SLOT_RUNNING)
 			{
