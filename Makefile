@@ -83,7 +83,7 @@ cuda/%.o: cuda/%.cu $(CUDA_H)
 cuda/%.o: cuda/%.cpp $(CUDA_H)
 	$(CXX) -std=c++17 -O2 -fPIC -fvisibility=hidden -Wall -Icuda -c $< -o $@
 
-$(SRC_CPP:.cpp=.o): $(SRC_H) cuda/pg_gpu_engine.h cuda/pg_gpu_layout.h
+$(SRC_CPP:.cpp=.o): $(SRC_H) cuda/pg_gpu_engine.h cuda/pg_gpu_engine_sets.h cuda/pg_gpu_layout.h
 
 # ---- tests ---------------------------------------------------------------
 # Engine unit tests: no database; on a machine without a GPU they check the
