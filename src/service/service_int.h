@@ -59,6 +59,12 @@ typedef struct SvcWork
 	std::vector<uint64> tfirst[PG_GPU_MAX_PAYLOAD];
 } SvcWork;
 
+/*
+ * service_thread.cpp: a non-emulated step's GPU: the service's, bound to this
+ * thread; false with the channel's status set when there is none.
+ */
+bool		svc_bind_gpu(SvcChannel *ch, bool emulate);
+
 /* service_thread.cpp: the body of channel i's thread, until the service stops. */
 void		svc_serve(int i);
 

@@ -631,9 +631,7 @@ svc_op_reduce(SvcChannel *ch, SvcWork *w)
 		pg_gpu_reduce_host(v.empty() ? NULL : v.data(), rq->n, rq->coltype, &a->state);
 		ch->status = PG_GPU_OK;
 	}
-	else if (PgGpuSvc->gpu != 1)
-		ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
-	else if ((ch->status = pg_gpu_engine_init(&ch->err)) == PG_GPU_OK)
+	else if (svc_bind_gpu(ch, false))
 		ch->status = pg_gpu_reduce(v.empty() ? NULL : v.data(), rq->n, rq->coltype, &a->state,
 								   &a->gpu_ms, &ch->err);
 	for (int p = 0; p < SVC_NPARTS; p++)

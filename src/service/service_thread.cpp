@@ -192,6 +192,20 @@ svc_free_keysets(SvcWork *w)
 	}
 }
 
+bool
+svc_bind_gpu(SvcChannel *ch, bool emulate)
+{
+	if (emulate)
+		return true;
+	if (PgGpuSvc->gpu != 1)
+	{
+		ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
+		return false;
+	}
+	/* binds this thread to the device the main thread started */
+	return (ch->status = pg_gpu_engine_init(&ch->err)) == PG_GPU_OK;
+}
+
 static void
 svc_op_begin(SvcChannel *ch, SvcWork *w)
 {
@@ -200,17 +214,8 @@ svc_op_begin(SvcChannel *ch, SvcWork *w)
 
 	svc_end_task(ch, w);
 	pg_atomic_write_u32(&ch->chunk_failed, 0);
-	if (!ch->task.emulate)
-	{
-		if (PgGpuSvc->gpu != 1)
-		{
-			ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
-			return;
-		}
-		/* binds this thread to the device the main thread started */
-		if ((ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
-			return;
-	}
+	if (!svc_bind_gpu(ch, ch->task.emulate != 0))
+		return;
 	if (ch->task.gather || ch->task.cache_fill || ch->task.pages_resident ||
 		ch->task.nsets < 0 || ch->task.nsets > PG_GPU_MAX_SETS)
 	{
@@ -365,16 +370,8 @@ static void
 svc_op_keysort_begin(SvcChannel *ch, SvcWork *w)
 {
 	svc_end_task(ch, w);
-	if (!ch->task.emulate)
-	{
-		if (PgGpuSvc->gpu != 1)
-		{
-			ch->status = svc_error(&ch->err, PG_GPU_NO_DEVICE, PgGpuSvc->gpu_message);
-			return;
-		}
-		if ((ch->status = pg_gpu_engine_init(&ch->err)) != PG_GPU_OK)
-			return;
-	}
+	if (!svc_bind_gpu(ch, ch->task.emulate != 0))
+		return;
 	w->keysort = pg_gpu_keysort_begin_words(&ch->task, &ch->request.keysort, &ch->err);
 	ch->status = w->keysort ? PG_GPU_OK : ch->err.status;
 	if (w->keysort)
