@@ -13,6 +13,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "dict/dict.h"
+#include "scan/buffer_hints.h"
 #include "service/service.h"
 
 PG_MODULE_MAGIC;
@@ -34,6 +35,7 @@ pg_gpu_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	PG_GPU_GUARD(PgGpuStatsRequestShmem());
+	PG_GPU_GUARD(PgGpuBufferHintsRequestShmem());
 	PG_GPU_GUARD(PgGpuServiceRequestShmem());
 }
 
@@ -43,6 +45,7 @@ pg_gpu_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	PG_GPU_GUARD(PgGpuStatsStartup());
+	PG_GPU_GUARD(PgGpuBufferHintsStartup());
 	PG_GPU_GUARD(PgGpuServiceShmemStartup());
 }
 

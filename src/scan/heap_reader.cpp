@@ -53,6 +53,7 @@ extern "C" {
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "expr/expr_compile.h"
+#include "scan/buffer_hints.h"
 #include "scan/heap_page.h"
 #include "scan/heap_reader.h"
 #include "service/service.h"
@@ -72,6 +73,7 @@ extern "C" {
 typedef struct RecentBuffers
 {
 	RelFileNode node;
+	uint32		hint_base;		/* the file's place in the shared hints */
 	BlockNumber nblocks;
 	Buffer	   *bufs;			/* in TopMemoryContext */
 	uint64		last_use;
@@ -106,6 +108,7 @@ recent_buffers(Relation rel, BlockNumber nblocks)
 	if (victim->bufs)
 		pfree(victim->bufs);
 	victim->node = rel->rd_node;
+	victim->hint_base = PgGpuBufferHintBase(&rel->rd_node);
 	victim->nblocks = nblocks;
 	victim->bufs = (Buffer *) MemoryContextAllocZero(TopMemoryContext, sizeof(Buffer) * Max(1, nblocks));
 	victim->last_use = ++recent_clock;
@@ -129,6 +132,15 @@ prefetch_buffer(Buffer b)
 	}
 }
 
+/* Where blk probably is: this backend's last scan, else any backend's. */
+static inline Buffer
+recent_or_hint(RecentBuffers *rb, BlockNumber blk)
+{
+	Buffer		b = rb->bufs[blk];
+
+	return b != InvalidBuffer ? b : PgGpuBufferHint(rb->hint_base, blk);
+}
+
 /* Pin a block, through the recent-buffer cache when there is one. */
 static inline Buffer
 pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBuffers *rb)
@@ -138,9 +150,24 @@ pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBu
 	if (rb && rb->bufs[blk] != InvalidBuffer &&
 		ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, rb->bufs[blk]))
 		return rb->bufs[blk];
+	if (rb)
+	{
+		/* another backend's scan may know (a new connection's first scan) */
+		Buffer		h = PgGpuBufferHint(rb->hint_base, blk);
+
+		if (h != InvalidBuffer && h != rb->bufs[blk] &&
+			ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, h))
+		{
+			rb->bufs[blk] = h;
+			return h;
+		}
+	}
 	b = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 	if (rb)
+	{
 		rb->bufs[blk] = b;
+		PgGpuBufferHintSet(rb->hint_base, blk, b);
+	}
 	return b;
 }
 
@@ -825,7 +852,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 				}
 			}
 			if (rb && blk + PREFETCH_AHEAD < nblocks)
-				prefetch_buffer(rb->bufs[blk + PREFETCH_AHEAD]);
+				prefetch_buffer(recent_or_hint(rb, blk + PREFETCH_AHEAD));
 			b = pin_block(rel, blk, strategy, rb);
 			LockBuffer(b, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(b);
