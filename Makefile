@@ -4,7 +4,7 @@
 
 MODULE_big = pg_gpu
 EXTENSION  = pg_gpu
-DATA       = pg_gpu--0.1.sql pg_gpu--0.1--0.2.sql pg_gpu--0.2--0.3.sql pg_gpu--0.3--0.4.sql
+DATA       = pg_gpu--0.1.sql pg_gpu--0.1--0.2.sql pg_gpu--0.2--0.3.sql pg_gpu--0.3--0.4.sql pg_gpu--0.4--0.5.sql
 PGFILEDESC = "pg_gpu - GPU offload for analytic SQL"
 
 # sources one folder deep at most (src/<zone>/, cuda/<operator>/)

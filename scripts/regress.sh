@@ -64,7 +64,7 @@ run_suite() {
   fi
   # the GPU-off and the forced run of every include printed the same text (a
   # pass on another server configuration runs tests without includes)
-  [ -z "${5:-}" ] || return 0
+  [ -z "${5:-}" ] || [ "${7:-}" = halves ] || return 0
   set +e
   out=$(python3 scripts/check_halves.py tmp/regress/results/*.out)
   rc=$?
@@ -98,6 +98,11 @@ run_suite "GPU plans, emulated, every aggregation through the GPU service" servi
 # 4. a server that does not preload pg_gpu: CREATE EXTENSION loads the library
 #    late, and it must warn and work (the GPU service's settings exist only
 #    when preloaded; PostgreSQL ends a session that defines them later)
+if [ -n "${REGRESS_DEVICES-service_devices}" ]; then
+  run_suite "two GPU service workers, emulated" "two workers" \
+    "-c pg_gpu.emulate_gpu=on -c pg_gpu.expect_gpu=on -c pg_gpu.table_cache_size=0" \
+    "${REGRESS_DEVICES-service_devices}" test/regress_devices.conf --load-extension=pg_gpu halves
+fi
 if [ -n "${REGRESS_NOPRELOAD-preload_none}" ]; then
   run_suite "pg_gpu not preloaded" "not preloaded" "" "${REGRESS_NOPRELOAD-preload_none}" \
     test/regress_nopreload.conf ""

@@ -26,3 +26,6 @@ SELECT gpu_sum(x) FROM (VALUES (1), (2), (3)) v(x);
 SELECT gpu_sum(x), pg_typeof(gpu_sum(x)) FROM (VALUES (0.1), (0.2)) v(x);
 SELECT relname, relacl::text LIKE '%,=r/%' OR relacl::text LIKE '{=r/%' AS public_select
   FROM pg_class WHERE relname IN ('pg_gpu_stats', 'pg_gpu_fallbacks', 'pg_gpu_cache') ORDER BY relname;
+-- 0.5: a row of pg_gpu_service() per GPU, and pg_gpu_cache says whose entry
+SELECT device, visible_device IS NULL AS servers_devices FROM pg_gpu_service() ORDER BY device;
+SELECT count(*) AS entries_of_no_gpu FROM pg_gpu_cache WHERE device IS NULL;

@@ -60,6 +60,7 @@ int			pg_gpu_debug_fold_hash_bits = 64;
 bool		pg_gpu_emulate_gpu = false;
 bool		pg_gpu_service = true;
 int			pg_gpu_service_tasks = 16;
+char	   *pg_gpu_service_devices = NULL;
 int			pg_gpu_cache_size = 4 * 1024 * 1024;	/* kB */
 bool		pg_gpu_use_cache = true;
 int			pg_gpu_service_timeout = 60000;
@@ -267,6 +268,16 @@ PgGpuDefineGucs(void)
 								"tables go first (docs/GPU_SERVICE.md).",
 								&pg_gpu_cache_size, 4 * 1024 * 1024, 0, INT_MAX,
 								PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
+		DefineCustomStringVariable("pg_gpu.service_devices",
+								   "The GPUs the GPU service runs on: one service worker for each "
+								   "entry, as CUDA_VISIBLE_DEVICES names a GPU (empty: every GPU).",
+								   "Empty starts one worker per GPU the server may use "
+								   "(CUDA_VISIBLE_DEVICES's entries when it is set, else the "
+								   "host's /dev/nvidiaN); each worker has its own task channels "
+								   "and column cache, and each task goes to the least busy one "
+								   "(docs/GPU_SERVICE.md).",
+								   &pg_gpu_service_devices, "",
+								   PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	}
 	else
 	{

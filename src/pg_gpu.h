@@ -42,6 +42,7 @@ extern int	pg_gpu_debug_fold_hash_bits;
 extern bool pg_gpu_emulate_gpu;
 extern bool pg_gpu_service;
 extern int	pg_gpu_service_tasks;
+extern char *pg_gpu_service_devices;
 extern int	pg_gpu_cache_size;		/* kB: the service's column cache */
 extern bool pg_gpu_use_cache;
 extern int	pg_gpu_service_timeout;	/* ms */

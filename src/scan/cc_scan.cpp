@@ -147,7 +147,7 @@ cc_note_scan(PgGpuPageScan *ps)
 
 	if (ps->cc.entry < 0 || PgGpuCc == NULL)
 		return;
-	e = &PgGpuCc->e[ps->cc.entry];
+	e = &PgGpuCcDev[ps->cc.dev]->e[ps->cc.entry];
 	if (pg_atomic_read_u32(&e->gen) != ps->cc.gen)
 		return;
 	pg_atomic_fetch_add_u64(&e->scans, 1);

@@ -208,7 +208,7 @@ page_addr(PgGpuPageScan *ps, Buffer b)
 	if (ps->emulate)
 		return (uint64) (uintptr_t) BufferGetPage(b);
 	if (ps->remote)
-		return PgGpuServiceBufferAddr(b - 1);
+		return ps->cc.pool_dev + (uint64) (b - 1) * BLCKSZ;
 	return PgGpuSharedBufferDeviceAddr(b - 1);
 }
 
@@ -781,7 +781,7 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 	reserve_pins(ps, ps->chunk_pages);
 
 	/* the column cache: the VM page of the blocks at hand, and the entry */
-	const CcEntry *ce = ps->cc.entry >= 0 ? &PgGpuCc->e[ps->cc.entry] : NULL;
+	const CcEntry *ce = ps->cc.entry >= 0 ? &PgGpuCcDev[ps->cc.dev]->e[ps->cc.entry] : NULL;
 	Buffer		vmbuf = InvalidBuffer;
 	uint8	   *vm_map = ce ? (uint8 *) palloc(CC_VM_BLOCKS / 4) : NULL;
 	uint32		vm_cur = UINT32_MAX;

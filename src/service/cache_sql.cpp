@@ -35,16 +35,17 @@ extern "C" {
 #include "guard.h"
 #include "service/channel.h"
 
-/* The live entry of relid in this database (emulated or not), or -1. */
+/* The live entry of relid in this database (emulated or not) in cache cc, or -1. */
 static int
-cc_find(Oid relid, bool emulate)
+cc_find(const CcShared *cc, Oid relid, bool emulate)
 {
-	for (int i = 0; PgGpuCc && i < CC_ENTRIES; i++)
+	for (int i = 0; cc && i < CC_ENTRIES; i++)
 	{
-		CcEntry    *e = &PgGpuCc->e[i];
+		const CcEntry *e = &cc->e[i];
 
-		if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId &&
-			e->key.relid == relid && e->key.emulate == (emulate ? 1 : 0))
+		if (pg_atomic_read_u32((pg_atomic_uint32 *) &e->state) == CC_LIVE &&
+			e->key.db == MyDatabaseId && e->key.relid == relid &&
+			e->key.emulate == (emulate ? 1 : 0))
 			return i;
 	}
 	return -1;
@@ -60,12 +61,12 @@ cc_find(Oid relid, bool emulate)
 #define SVC_READY_WAIT_MS 20000
 
 static void
-cc_wait_for_service(bool emulate)
+cc_wait_for_service(SvcShared *svc, bool emulate)
 {
 	for (int waited = 0;; waited += 10)
 	{
-		uint32		state = pg_atomic_read_u32(&PgGpuSvc->state);
-		int			gpu = PgGpuSvc->gpu;
+		uint32		state = pg_atomic_read_u32(&svc->state);
+		int			gpu = svc->gpu;
 
 		pg_read_barrier();
 		if (state != SVC_DOWN && (emulate || gpu != 0))
@@ -74,7 +75,7 @@ cc_wait_for_service(bool emulate)
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 						 errmsg("the GPU service has no GPU, so nothing can be kept in the GPU cache"),
-						 errdetail("%s", PgGpuSvc->gpu_message),
+						 errdetail("%s", svc->gpu_message),
 						 errhint("SELECT * FROM pg_gpu_service() shows the service's state.")));
 			return;
 		}
@@ -217,34 +218,54 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 		PG_RETURN_INT64(0);
 	}
 	/*
-	 * A service that restarts under the scan (a fault in another session's
+	 * Every GPU keeps its own cache: the table is scanned on each in turn,
+	 * and the answer is the blocks each of them holds (the fewest).  A
+	 * service that restarts under the scan (a fault in another session's
 	 * task, say) caches nothing: the scan is tried once more on the new one.
 	 */
-	for (int attempt = 0; attempt < 2 && blocks == 0; attempt++)
+	blocks = -1;
+	for (int d = 0; d < PgGpuServiceDevices(); d++)
 	{
-		uint32		gen;
+		SvcShared  *svc = PgGpuSvcDev[d];
+		int64		got = 0;
 
-		cc_wait_for_service(pg_gpu_emulate_gpu);
-		gen = pg_atomic_read_u32(&PgGpuSvc->generation);
-		cc_scan(relid, name, att, n);
-		if ((i = cc_find(relid, pg_gpu_emulate_gpu)) >= 0)
-			blocks = (int64) pg_atomic_read_u64(&PgGpuCc->e[i].blocks);
-		if (blocks == 0 && pg_atomic_read_u32(&PgGpuSvc->state) != SVC_DOWN &&
-			pg_atomic_read_u32(&PgGpuSvc->generation) == gen)
-			break;
+		for (int attempt = 0; attempt < 2 && got == 0; attempt++)
+		{
+			uint32		gen;
+
+			cc_wait_for_service(svc, pg_gpu_emulate_gpu);
+			gen = pg_atomic_read_u32(&svc->generation);
+			PgGpuServiceOnlyDevice(d);
+			PG_TRY();
+			{
+				cc_scan(relid, name, att, n);
+			}
+			PG_FINALLY();
+			{
+				PgGpuServiceOnlyDevice(-1);
+			}
+			PG_END_TRY();
+			if ((i = cc_find(PgGpuCcDev[d], relid, pg_gpu_emulate_gpu)) >= 0)
+				got = (int64) pg_atomic_read_u64(&PgGpuCcDev[d]->e[i].blocks);
+			if (got == 0 && pg_atomic_read_u32(&svc->state) != SVC_DOWN &&
+				pg_atomic_read_u32(&svc->generation) == gen)
+				break;
+		}
+		if (got == 0)
+		{
+			/* the table has all-visible pages and the service was ready: the scan did not cache */
+			if (pg_atomic_read_u32(&svc->state) == SVC_DOWN)
+				ereport(NOTICE,
+						(errmsg("no block of \"%s\" is in the GPU cache: the GPU service restarted during the scan", name),
+						 errhint("Try again in a moment; the server log says why it restarted.")));
+			else
+				ereport(NOTICE,
+						(errmsg("no block of \"%s\" is in the GPU cache: its scan did not run in the GPU service", name),
+						 errhint("pg_gpu_fallbacks says why a scan gave the query back to PostgreSQL; a cache too small for the table's columns (pg_gpu.cache_size) caches nothing either.")));
+		}
+		blocks = blocks < 0 ? got : Min(blocks, got);
 	}
-	if (blocks == 0)
-	{
-		/* the table has all-visible pages and the service was ready: the scan did not cache */
-		if (pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
-			ereport(NOTICE,
-					(errmsg("no block of \"%s\" is in the GPU cache: the GPU service restarted during the scan", name),
-					 errhint("Try again in a moment; the server log says why it restarted.")));
-		else
-			ereport(NOTICE,
-					(errmsg("no block of \"%s\" is in the GPU cache: its scan did not run in the GPU service", name),
-					 errhint("pg_gpu_fallbacks says why a scan gave the query back to PostgreSQL; a cache too small for the table's columns (pg_gpu.cache_size) caches nothing either.")));
-	}
+	blocks = Max(blocks, 0);
 	PG_RETURN_INT64(blocks);
 }
 
@@ -282,25 +303,27 @@ pg_gpu_uncache_impl(FunctionCallInfo fcinfo)
 				 errdetail("Dropping a table from the GPU cache takes what VACUUM takes: the table's owner, the database's owner or a superuser.")));
 	if (PgGpuCc == NULL)
 		PG_RETURN_INT32(0);
-	for (int i = 0; i < CC_ENTRIES; i++)
-	{
-		CcEntry    *e = &PgGpuCc->e[i];
-
-		if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId &&
-			(OidIsValid(relid) ? e->key.relid == relid : cc_may_drop(e->key.relid)))
+	for (int d = 0; d < PgGpuServiceDevices(); d++)
+		for (int i = 0; i < CC_ENTRIES; i++)
 		{
-			pg_atomic_write_u32(&e->drop, 1);
-			asked++;
+			CcEntry    *e = &PgGpuCcDev[d]->e[i];
+
+			if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId &&
+				(OidIsValid(relid) ? e->key.relid == relid : cc_may_drop(e->key.relid)))
+			{
+				pg_atomic_write_u32(&e->drop, 1);
+				asked++;
+			}
 		}
-	}
 	/* the service drops an entry once no task reads it (every 50 ms) */
 	for (int t = 0; t < 200; t++)
 	{
 		bool		left = false;
 
-		for (int i = 0; i < CC_ENTRIES; i++)
-			left |= pg_atomic_read_u32(&PgGpuCc->e[i].state) == CC_LIVE &&
-				pg_atomic_read_u32(&PgGpuCc->e[i].drop) != 0;
+		for (int d = 0; d < PgGpuServiceDevices(); d++)
+			for (int i = 0; i < CC_ENTRIES; i++)
+				left |= pg_atomic_read_u32(&PgGpuCcDev[d]->e[i].state) == CC_LIVE &&
+					pg_atomic_read_u32(&PgGpuCcDev[d]->e[i].drop) != 0;
 		if (!left)
 			break;
 		CHECK_FOR_INTERRUPTS();
@@ -315,13 +338,14 @@ PG_GPU_SQL_FN(pg_gpu_uncache)
 void
 PgGpuCacheDropDatabase(void)
 {
-	for (int i = 0; PgGpuCc && i < CC_ENTRIES; i++)
-	{
-		CcEntry    *e = &PgGpuCc->e[i];
+	for (int d = 0; d < PgGpuServiceDevices(); d++)
+		for (int i = 0; i < CC_ENTRIES; i++)
+		{
+			CcEntry    *e = &PgGpuCcDev[d]->e[i];
 
-		if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId)
-			pg_atomic_write_u32(&e->drop, 1);
-	}
+			if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId)
+				pg_atomic_write_u32(&e->drop, 1);
+		}
 }
 
 /* The entries, for the view pg_gpu_cache. */
@@ -331,11 +355,12 @@ pg_gpu_cache_entries_impl(FunctionCallInfo fcinfo)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; PgGpuCc && i < CC_ENTRIES; i++)
+	for (int k = 0; k < PgGpuServiceDevices() * CC_ENTRIES; k++)
 	{
-		CcEntry    *e = &PgGpuCc->e[i];
-		Datum		values[9];
-		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+		int			d = k / CC_ENTRIES;
+		CcEntry    *e = &PgGpuCcDev[d]->e[k % CC_ENTRIES];
+		Datum		values[10];
+		bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
 		Datum		cols[PG_GPU_CC_MAX_COLS];
 		CcEntry		copy;
 
@@ -357,6 +382,7 @@ pg_gpu_cache_entries_impl(FunctionCallInfo fcinfo)
 		values[7] = TimestampTzGetDatum((TimestampTz) pg_atomic_read_u64(&e->last_use));
 		nulls[7] = pg_atomic_read_u64(&e->last_use) == 0;
 		values[8] = BoolGetDatum(copy.key.emulate != 0);
+		values[9] = Int32GetDatum(d);	/* read by 0.5's function only */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

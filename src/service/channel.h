@@ -99,11 +99,20 @@ typedef struct SvcShared
 	pg_atomic_uint64 mem_in_use;	/* the engine's device bytes held by tasks */
 	pg_atomic_uint64 mem_cached;	/* ... and kept in its pool, after the last task */
 	char		gpu_message[256];	/* why there is no GPU */
+	int32		device;			/* this worker's place in PgGpuSvcDev */
+	pg_atomic_uint32 turn;		/* device 0's: whose turn ties go to */
+	char		device_name[64];	/* its CUDA_VISIBLE_DEVICES ("": unset) */
 	int32		nchannels;
 	SvcChannel	ch[FLEXIBLE_ARRAY_MEMBER];
 } SvcShared;
 
+/*
+ * Each GPU's service worker's state and channels (PgGpuSvcNdev of them), and
+ * in a service worker its own (PgGpuSvc; in a backend the first GPU's).
+ */
 extern SvcShared *PgGpuSvc;
+extern SvcShared *PgGpuSvcDev[PG_GPU_MAX_DEVICES];
+extern int	PgGpuSvcNdev;
 
 /* Fill err; the status, for `return svc_error(...)` and `ch->status = svc_error(...)`. */
 static inline pg_gpu_status

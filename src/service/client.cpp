@@ -44,8 +44,8 @@ static bool svc_exit_hook = false;
 static bool
 svc_gone(const SvcClient *c)
 {
-	return pg_atomic_read_u32(&PgGpuSvc->generation) != c->gen ||
-		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN;
+	return pg_atomic_read_u32(&c->svc->generation) != c->gen ||
+		pg_atomic_read_u32(&c->svc->state) == SVC_DOWN;
 }
 
 /* Wait for the answer; false when the service stopped first. */
@@ -75,7 +75,7 @@ svc_wait_answer(SvcClient *c, bool interruptible)
 			elog(PANIC, "pg_gpu: sem_timedwait failed: %m");
 		/* gone: restarted, stopping, or its process (or the postmaster) died */
 		if (svc_gone(c) || !PostmasterIsAlive() ||
-			(PgGpuSvc->pid > 0 && kill(PgGpuSvc->pid, 0) != 0 && errno == ESRCH))
+			(c->svc->pid > 0 && kill(c->svc->pid, 0) != 0 && errno == ESRCH))
 		{
 			c->pending = false;
 			c->dead = true;
@@ -428,33 +428,45 @@ svc_at_exit(int code, Datum arg)
 
 /* ---- the entry points --------------------------------------------------- */
 
+/* Whether worker svc takes tasks now: emulated ones, or (need_gpu) its GPU's. */
+static inline bool
+svc_up(SvcShared *svc, bool need_gpu)
+{
+	return pg_atomic_read_u32(&svc->state) != SVC_DOWN && (!need_gpu || svc->gpu == 1);
+}
+
+/* Whether some GPU's worker takes tasks now. */
+static bool
+svc_any_up(bool need_gpu)
+{
+	if (PgGpuSvc == NULL || !IsUnderPostmaster)
+		return false;
+	for (int d = 0; d < PgGpuSvcNdev; d++)
+		if (svc_up(PgGpuSvcDev[d], need_gpu))
+			return true;
+	return false;
+}
+
 bool
 PgGpuServiceGpuReady(void)
 {
-	return PgGpuSvc != NULL && pg_atomic_read_u32(&PgGpuSvc->state) != SVC_DOWN &&
-		PgGpuSvc->gpu == 1;
+	return svc_any_up(true);
 }
 
 bool
 PgGpuServiceTakes(const pg_gpu_agg_task *task, bool sets_here)
 {
-	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
-		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
-		return false;
 	/* key sets: only those built on the task's channel (sets_here) */
 	if ((task->nsets > 0 || task->collect) && !sets_here)
 		return false;
-	return task->emulate ? true : PgGpuServiceGpuReady();
+	return svc_any_up(!task->emulate);
 }
 
-/* Whether the service runs work now: emulated work, or work for its GPU. */
+/* Whether the service runs work now: emulated work, or work for a GPU. */
 bool
 PgGpuServiceUp(bool emulate)
 {
-	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
-		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
-		return false;
-	return emulate ? true : PgGpuServiceGpuReady();
+	return svc_any_up(!emulate);
 }
 
 bool
@@ -462,44 +474,121 @@ PgGpuServiceOthersBusy(void)
 {
 	if (PgGpuSvc == NULL)
 		return false;
-	for (int i = 0; i < PgGpuSvc->nchannels; i++)
-	{
-		uint32		owner = pg_atomic_read_u32(&PgGpuSvc->ch[i].owner);
+	for (int d = 0; d < PgGpuSvcNdev; d++)
+		for (int i = 0; i < PgGpuSvcDev[d]->nchannels; i++)
+		{
+			uint32		owner = pg_atomic_read_u32(&PgGpuSvcDev[d]->ch[i].owner);
 
-		if (owner != 0 && owner != (uint32) MyProcPid)
+			if (owner != 0 && owner != (uint32) MyProcPid)
+				return true;
+		}
+	return false;
+}
+
+/* The GPU this backend's next tasks go to (pg_gpu_cache_table's fills): -1 any. */
+static int	svc_only_device = -1;
+
+void
+PgGpuServiceOnlyDevice(int dev)
+{
+	svc_only_device = dev;
+}
+
+int
+PgGpuServiceDevices(void)
+{
+	return PgGpuSvc == NULL ? 0 : PgGpuSvcNdev;
+}
+
+/* Whether GPU d's column cache has a live entry for req's table. */
+static bool
+svc_holds(int d, const CcRequest *req)
+{
+	const CcShared *cc = PgGpuCcDev[d];
+
+	if (req == NULL || !req->want || cc == NULL)
+		return false;
+	for (int i = 0; i < CC_ENTRIES; i++)
+	{
+		const CcEntry *e = &cc->e[i];
+
+		if (pg_atomic_read_u32((pg_atomic_uint32 *) &e->state) == CC_LIVE &&
+			e->key.db == req->key.db && e->key.relid == req->key.relid &&
+			e->key.emulate == req->key.emulate)
 			return true;
 	}
 	return false;
 }
 
-uint64
-PgGpuServiceBufferAddr(int buf_id)
+/*
+ * The GPUs in the order to try them: least busy first (a task per channel in
+ * use; one whose column cache holds the table counts as two tasks less busy,
+ * since reading from the cache beats reading pages over PCIe), ties in turn
+ * from a shared counter, so that one session's tasks spread too.
+ */
+static int
+svc_order(const CcRequest *req, bool need_gpu, int *order)
 {
-	return PgGpuSvc->pool_dev + (uint64) buf_id * BLCKSZ;
+	int			score[PG_GPU_MAX_DEVICES];
+	int			n = 0;
+	uint32		turn = pg_atomic_fetch_add_u32(&PgGpuSvcDev[0]->turn, 1);
+
+	for (int k = 0; k < PgGpuSvcNdev; k++)
+	{
+		int			d = (int) ((turn + (uint32) k) % (uint32) PgGpuSvcNdev);
+		SvcShared  *svc = PgGpuSvcDev[d];
+		int			busy = 0;
+		int			j;
+
+		if (!svc_up(svc, need_gpu) || (svc_only_device >= 0 && d != svc_only_device))
+			continue;
+		for (int i = 0; i < svc->nchannels; i++)
+			busy += pg_atomic_read_u32(&svc->ch[i].owner) != 0;
+		busy = busy * 2 - (svc_holds(d, req) ? 4 : 0);
+		/* insertion by score; equal scores keep the turn's order */
+		for (j = n; j > 0 && score[j - 1] > busy; j--)
+		{
+			score[j] = score[j - 1];
+			order[j] = order[j - 1];
+		}
+		score[j] = busy;
+		order[j] = d;
+		n++;
+	}
+	return n;
 }
 
 /* A free channel, or NULL after waiting as long as is safe. */
 static SvcChannel *
-svc_claim(void)
+svc_claim(const CcRequest *req, SvcShared **svc_out)
 {
 	/*
 	 * A backend that holds a channel already (an open GpuAgg's groups) takes
 	 * no turn: two such backends could wait for each other.
 	 */
 	int			waits = svc_open ? 0 : 10000;
+	int			order[PG_GPU_MAX_DEVICES];
 
 	for (int w = 0;; w++)
 	{
-		for (int i = 0; i < PgGpuSvc->nchannels; i++)
-		{
-			SvcChannel *ch = &PgGpuSvc->ch[i];
-			uint32		expected = 0;
+		int			n = svc_order(req, !pg_gpu_emulate_gpu, order);
 
-			if (pg_atomic_read_u32(&ch->owner) == 0 &&
-				pg_atomic_compare_exchange_u32(&ch->owner, &expected, (uint32) MyProcPid))
+		for (int k = 0; k < n; k++)
+		{
+			SvcShared  *svc = PgGpuSvcDev[order[k]];
+
+			for (int i = 0; i < svc->nchannels; i++)
 			{
-				pg_atomic_write_u32(&ch->abandon, 0);	/* a dead owner's end */
-				return ch;
+				SvcChannel *ch = &svc->ch[i];
+				uint32		expected = 0;
+
+				if (pg_atomic_read_u32(&ch->owner) == 0 &&
+					pg_atomic_compare_exchange_u32(&ch->owner, &expected, (uint32) MyProcPid))
+				{
+					pg_atomic_write_u32(&ch->abandon, 0);	/* a dead owner's end */
+					*svc_out = svc;
+					return ch;
+				}
 			}
 		}
 		if (w >= waits)
@@ -510,13 +599,14 @@ svc_claim(void)
 }
 
 /* A channel claimed for this backend, or NULL with err set. */
-static SvcClient *
-svc_open_client(bool held, pg_gpu_error *err)
+SvcClient *
+svc_open_client(bool held, const CcRequest *req, pg_gpu_error *err)
 {
 	SvcClient  *c;
 	SvcChannel *ch;
+	SvcShared  *svc = NULL;
 
-	if ((ch = svc_claim()) == NULL)
+	if ((ch = svc_claim(req, &svc)) == NULL)
 	{
 		svc_error(err, PG_GPU_OUT_OF_MEMORY,
 				 "every task channel of the GPU service is in use (pg_gpu.service_tasks)");
@@ -533,9 +623,10 @@ svc_open_client(bool held, pg_gpu_error *err)
 		before_shmem_exit(svc_at_exit, (Datum) 0);
 		svc_exit_hook = true;
 	}
+	c->svc = svc;
 	c->ch = ch;
 	c->held = held;
-	c->gen = pg_atomic_read_u32(&PgGpuSvc->generation);
+	c->gen = pg_atomic_read_u32(&svc->generation);
 	c->seq = ch->seq;			/* numbers go on from the channel's last owner's */
 	c->next = svc_open;
 	svc_open = c;
@@ -546,13 +637,12 @@ svc_open_client(bool held, pg_gpu_error *err)
 PgGpuSvcChannel *
 PgGpuServiceOpen(pg_gpu_error *err)
 {
-	if (PgGpuSvc == NULL || !IsUnderPostmaster ||
-		pg_atomic_read_u32(&PgGpuSvc->state) == SVC_DOWN)
+	if (!svc_any_up(false))
 	{
 		svc_error(err, PG_GPU_NO_DEVICE, "the GPU service is not running");
 		return NULL;
 	}
-	return (PgGpuSvcChannel *) svc_open_client(true, err);
+	return (PgGpuSvcChannel *) svc_open_client(true, NULL, err);
 }
 
 void
@@ -576,14 +666,18 @@ PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRe
 	pg_gpu_agg *agg;
 
 	if (cc)
+	{
 		cc->entry = -1;
+		cc->dev = 0;
+		cc->pool_dev = 0;
+	}
 
 	if (!PgGpuServiceTakes(task, on != NULL))
 	{
 		svc_error(err, PG_GPU_INVALID_TASK, "the GPU service does not take this task");
 		return NULL;
 	}
-	if (c == NULL && (c = svc_open_client(false, err)) == NULL)
+	if (c == NULL && (c = svc_open_client(false, req, err)) == NULL)
 		return NULL;
 	if (c->ch == NULL || c->dead)
 	{
@@ -614,6 +708,12 @@ PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRe
 		svc_error(err, PG_GPU_OUT_OF_MEMORY, "out of host memory");
 		return NULL;
 	}
+	if (cc)
+	{
+		/* where the pages are in this GPU's registration of the buffer pool */
+		cc->dev = c->svc->device;
+		cc->pool_dev = c->svc->pool_dev;
+	}
 	if (cc && c->ch->cc_entry >= 0)
 	{
 		cc->entry = c->ch->cc_entry;
@@ -629,45 +729,62 @@ PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRe
 	return agg;
 }
 
-/* SQL: the service's state, one row (none when it is not configured). */
+/*
+ * SQL: the service's state, a row per GPU (none when it is not configured).
+ * Before ALTER EXTENSION pg_gpu UPDATE to 0.5 the function has 10 columns
+ * (no device, no visible_device).
+ */
 static Datum
 pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[10];
-	bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
-	uint32		state;
-	int			in_use = 0;
-	int64		tasks = 0;
 	static const char *const states[] = {"down", "starting", "ready"};
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PgGpuSvc == NULL)
 		return (Datum) 0;
-	state = pg_atomic_read_u32(&PgGpuSvc->state);
-	for (int i = 0; i < PgGpuSvc->nchannels; i++)
+	for (int d = 0; d < PgGpuSvcNdev; d++)
 	{
-		in_use += pg_atomic_read_u32(&PgGpuSvc->ch[i].owner) != 0;
-		tasks += PgGpuSvc->ch[i].tasks;
+		SvcShared  *svc = PgGpuSvcDev[d];
+		bool		v05 = rsinfo->setDesc->natts >= 12;
+		int			k = v05 ? 1 : 0;
+		Datum		values[12];
+		bool		nulls[12];
+		uint32		state = pg_atomic_read_u32(&svc->state);
+		int			in_use = 0;
+		int64		tasks = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		for (int i = 0; i < svc->nchannels; i++)
+		{
+			in_use += pg_atomic_read_u32(&svc->ch[i].owner) != 0;
+			tasks += svc->ch[i].tasks;
+		}
+		values[0] = Int32GetDatum(d);
+		values[k + 0] = Int32GetDatum(svc->pid);
+		nulls[k + 0] = state == SVC_DOWN;
+		values[k + 1] = CStringGetTextDatum(states[Min(state, 2)]);
+		if (svc->gpu == 1)
+			values[k + 2] = CStringGetTextDatum("ready");
+		else if (svc->gpu == 0)
+			values[k + 2] = CStringGetTextDatum("starting");
+		else
+			values[k + 2] = CStringGetTextDatum(psprintf("none: %s", svc->gpu_message));
+		values[k + 3] = Float8GetDatum(svc->start_ms);
+		nulls[k + 3] = svc->gpu != 1;
+		values[k + 4] = Int32GetDatum(svc->nchannels);
+		values[k + 5] = Int32GetDatum(in_use);
+		values[k + 6] = Int64GetDatum(tasks);
+		values[k + 7] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->mem_in_use));
+		values[k + 8] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->mem_cached));
+		values[k + 9] = Int32GetDatum((int32) pg_atomic_read_u32(&svc->restarts));
+		if (v05)
+		{
+			values[11] = CStringGetTextDatum(svc->device_name);
+			nulls[11] = svc->device_name[0] == '\0';
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	values[0] = Int32GetDatum(PgGpuSvc->pid);
-	nulls[0] = state == SVC_DOWN;
-	values[1] = CStringGetTextDatum(states[Min(state, 2)]);
-	if (PgGpuSvc->gpu == 1)
-		values[2] = CStringGetTextDatum("ready");
-	else if (PgGpuSvc->gpu == 0)
-		values[2] = CStringGetTextDatum("starting");
-	else
-		values[2] = CStringGetTextDatum(psprintf("none: %s", PgGpuSvc->gpu_message));
-	values[3] = Float8GetDatum(PgGpuSvc->start_ms);
-	nulls[3] = PgGpuSvc->gpu != 1;
-	values[4] = Int32GetDatum(PgGpuSvc->nchannels);
-	values[5] = Int32GetDatum(in_use);
-	values[6] = Int64GetDatum(tasks);
-	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_in_use));
-	values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&PgGpuSvc->mem_cached));
-	values[9] = Int32GetDatum((int32) pg_atomic_read_u32(&PgGpuSvc->restarts));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
 

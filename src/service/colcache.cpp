@@ -44,6 +44,7 @@ extern "C" {
 #include "service/colcache.h"
 
 CcShared   *PgGpuCc = NULL;
+CcShared   *PgGpuCcDev[PG_GPU_MAX_DEVICES];
 
 struct CcSeg
 {
@@ -92,17 +93,19 @@ PgGpuCcShmemSize(void)
 }
 
 void
-PgGpuCcShmemInit(void *mem)
+PgGpuCcShmemInit(void *mem, int dev)
 {
-	PgGpuCc = (CcShared *) mem;
+	CcShared   *cc = (CcShared *) mem;
+
 	memset(mem, 0, sizeof(CcShared));
-	PgGpuCc->budget = (uint64) pg_gpu_cache_size * 1024;	/* kB */
-	pg_atomic_init_u64(&PgGpuCc->bytes, 0);
-	pg_atomic_init_u64(&PgGpuCc->evictions, 0);
+	cc->budget = (uint64) pg_gpu_cache_size * 1024;	/* kB */
+	pg_atomic_init_u64(&cc->bytes, 0);
+	pg_atomic_init_u64(&cc->evictions, 0);
 	for (int i = 0; i < CC_ENTRIES; i++)
 	{
-		CcEntry    *e = &PgGpuCc->e[i];
+		CcEntry    *e = &cc->e[i];
 
+		e->dev = dev;
 		pg_atomic_init_u32(&e->state, CC_FREE);
 		pg_atomic_init_u32(&e->gen, 0);
 		pg_atomic_init_u64(&e->blocks, 0);
@@ -113,9 +116,9 @@ PgGpuCcShmemInit(void *mem)
 		pg_atomic_init_u32(&e->drop, 0);
 	}
 	for (uint32 i = 0; i < CC_POOL_BITS / 64; i++)
-		pg_atomic_init_u64(&PgGpuCc->bits[i], 0);
+		pg_atomic_init_u64(&cc->bits[i], 0);
 	for (uint32 i = 0; i < CC_POOL_LSNS; i++)
-		pg_atomic_init_u64(&PgGpuCc->lsn[i], 0);
+		pg_atomic_init_u64(&cc->lsn[i], 0);
 }
 
 void

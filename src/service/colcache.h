@@ -61,6 +61,7 @@ typedef struct CcEntry
 	pg_atomic_uint64 hits;		/* ... at least one block from it */
 	pg_atomic_uint64 last_use;	/* TimestampTz of the last scan */
 	pg_atomic_uint32 drop;		/* pg_gpu_uncache asked */
+	int32		dev;			/* the GPU service worker whose cache it is in */
 } CcEntry;
 
 typedef struct CcShared
@@ -73,7 +74,13 @@ typedef struct CcShared
 	pg_atomic_uint64 lsn[CC_POOL_LSNS];
 } CcShared;
 
+/*
+ * Every GPU's cache (one per service worker, service.h), and in a service
+ * worker its own (PgGpuCc).
+ */
+#define PG_GPU_MAX_DEVICES 16
 extern CcShared *PgGpuCc;
+extern CcShared *PgGpuCcDev[PG_GPU_MAX_DEVICES];
 
 /* What a backend asks for at a task's begin (SvcChannel.cc_req). */
 typedef struct CcRequest
@@ -101,25 +108,25 @@ cc_bit(const CcEntry *e, uint32 blk)
 	uint32		b = e->bit_off + blk;
 
 	return blk < e->cap_blocks &&
-		((pg_atomic_read_u64(&PgGpuCc->bits[b / 64]) >> (b % 64)) & 1) != 0;
+		((pg_atomic_read_u64(&PgGpuCcDev[e->dev]->bits[b / 64]) >> (b % 64)) & 1) != 0;
 }
 
 /* The entry's bits of blocks blk .. blk + 63 (blk a multiple of 64, below cap). */
 static inline uint64
 cc_bits64(const CcEntry *e, uint32 blk)
 {
-	return blk + 64 <= e->cap_blocks ? pg_atomic_read_u64(&PgGpuCc->bits[(e->bit_off + blk) / 64]) : 0;
+	return blk + 64 <= e->cap_blocks ? pg_atomic_read_u64(&PgGpuCcDev[e->dev]->bits[(e->bit_off + blk) / 64]) : 0;
 }
 
 static inline uint64
 cc_vm_lsn(const CcEntry *e, uint32 v)
 {
-	return v < e->nvm ? pg_atomic_read_u64(&PgGpuCc->lsn[e->lsn_off + v]) : 0;
+	return v < e->nvm ? pg_atomic_read_u64(&PgGpuCcDev[e->dev]->lsn[e->lsn_off + v]) : 0;
 }
 
 /* shared memory; at the service's start, every entry goes (its memory did) */
 Size		PgGpuCcShmemSize(void);
-void		PgGpuCcShmemInit(void *mem);
+void		PgGpuCcShmemInit(void *mem, int dev);
 void		PgGpuCcReset(void);
 
 /*

@@ -26,7 +26,9 @@
 extern "C" {
 #include "postgres.h"
 
+#include <ctype.h>
 #include <semaphore.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +58,11 @@ extern "C" {
 #include "service/service_int.h"
 
 SvcShared  *PgGpuSvc = NULL;
+SvcShared  *PgGpuSvcDev[PG_GPU_MAX_DEVICES];
+int			PgGpuSvcNdev = 0;
+
+/* each worker's CUDA_VISIBLE_DEVICES ("": leave the server's as it is) */
+static char svc_dev_env[PG_GPU_MAX_DEVICES][64];
 
 std::atomic<bool> svc_stop{false};
 std::atomic<int> svc_threads_live{0};
@@ -90,8 +97,73 @@ svc_now_us(void)
 static Size
 svc_shmem_size(void)
 {
-	return add_size(offsetof(SvcShared, ch),
-					mul_size(sizeof(SvcChannel), (Size) Max(pg_gpu_service_tasks, 1)));
+	return MAXALIGN(add_size(offsetof(SvcShared, ch),
+							 mul_size(sizeof(SvcChannel), (Size) Max(pg_gpu_service_tasks, 1))));
+}
+
+/* Adds the comma-separated entries of list to the devices (spaces trimmed). */
+static void
+svc_add_devices(const char *list)
+{
+	const char *p = list;
+
+	while (*p && PgGpuSvcNdev < PG_GPU_MAX_DEVICES)
+	{
+		const char *q = p;
+		int			n;
+
+		while (*q && *q != ',')
+			q++;
+		while (p < q && isspace((unsigned char) *p))
+			p++;
+		n = (int) (q - p);
+		while (n > 0 && isspace((unsigned char) p[n - 1]))
+			n--;
+		if (n > 0)
+			snprintf(svc_dev_env[PgGpuSvcNdev++], sizeof(svc_dev_env[0]), "%.*s", n, p);
+		p = *q ? q + 1 : q;
+	}
+}
+
+/*
+ * The GPUs the service runs on, once, in the postmaster (its children inherit
+ * them): pg_gpu.service_devices' entries, else CUDA_VISIBLE_DEVICES's, else
+ * one per /dev/nvidiaN of the host.  At least one worker, whose
+ * CUDA_VISIBLE_DEVICES stays the server's when it is the only one found that
+ * way (a host without a GPU, a container without the device files).
+ */
+static void
+svc_find_devices(void)
+{
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (PgGpuSvcNdev > 0)
+		return;
+	if (pg_gpu_service_devices && pg_gpu_service_devices[0])
+		svc_add_devices(pg_gpu_service_devices);
+	else if (cvd != NULL && cvd[0])
+		svc_add_devices(cvd);
+	else
+	{
+		int			n = 0;
+
+		for (int i = 0; i < 64; i++)
+		{
+			char		path[32];
+
+			snprintf(path, sizeof(path), "/dev/nvidia%d", i);
+			if (access(path, F_OK) == 0)
+				n = i + 1;
+		}
+		for (int i = 0; i < Min(n, PG_GPU_MAX_DEVICES); i++)
+			snprintf(svc_dev_env[PgGpuSvcNdev++], sizeof(svc_dev_env[0]), "%d", i);
+	}
+	if (PgGpuSvcNdev <= 1)
+	{
+		PgGpuSvcNdev = 1;
+		if (!(pg_gpu_service_devices && pg_gpu_service_devices[0]))
+			svc_dev_env[0][0] = '\0';
+	}
 }
 
 void
@@ -99,8 +171,41 @@ PgGpuServiceRequestShmem(void)
 {
 	if (pg_gpu_service)
 	{
-		RequestAddinShmemSpace(svc_shmem_size());
-		RequestAddinShmemSpace(PgGpuCcShmemSize());
+		svc_find_devices();
+		RequestAddinShmemSpace(mul_size(svc_shmem_size(), PgGpuSvcNdev));
+		RequestAddinShmemSpace(mul_size(MAXALIGN(PgGpuCcShmemSize()), PgGpuSvcNdev));
+	}
+}
+
+static void
+svc_shmem_init(SvcShared *svc, int dev)
+{
+	memset(svc, 0, offsetof(SvcShared, ch));
+	pg_atomic_init_u32(&svc->state, SVC_DOWN);
+	pg_atomic_init_u32(&svc->generation, 0);
+	pg_atomic_init_u64(&svc->mem_in_use, 0);
+	pg_atomic_init_u64(&svc->mem_cached, 0);
+	pg_atomic_init_u32(&svc->restarts, 0);
+	pg_atomic_init_u32(&svc->turn, 0);
+	svc->device = dev;
+	strlcpy(svc->device_name, svc_dev_env[dev], sizeof(svc->device_name));
+	svc->nchannels = Max(pg_gpu_service_tasks, 1);
+	for (int i = 0; i < svc->nchannels; i++)
+	{
+		SvcChannel *ch = &svc->ch[i];
+
+		pg_atomic_init_u32(&ch->owner, 0);
+		ch->op = SVC_NONE;
+		for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
+			pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
+		pg_atomic_init_u32(&ch->chunk_failed, 0);
+		pg_atomic_init_u32(&ch->abandon, 0);
+		pg_atomic_init_u64(&ch->busy_since, 0);
+		ch->seq = 0;
+		ch->ack = 0;
+		ch->tasks = 0;
+		if (sem_init(&ch->req, 1, 0) != 0 || sem_init(&ch->rsp, 1, 0) != 0)
+			elog(FATAL, "pg_gpu: could not create the GPU service's semaphores: %m");
 	}
 }
 
@@ -108,46 +213,31 @@ void
 PgGpuServiceShmemStartup(void)
 {
 	bool		found;
+	char	   *cc;
+	char	   *svc;
 
 	if (!pg_gpu_service)
 		return;
+	svc_find_devices();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	cc = (char *) ShmemInitStruct("pg_gpu cache",
+								  mul_size(MAXALIGN(PgGpuCcShmemSize()), PgGpuSvcNdev), &found);
+	for (int d = 0; d < PgGpuSvcNdev; d++)
 	{
-		void	   *cc = ShmemInitStruct("pg_gpu cache", PgGpuCcShmemSize(), &found);
-
+		PgGpuCcDev[d] = (CcShared *) (cc + (Size) d * MAXALIGN(PgGpuCcShmemSize()));
 		if (!found)
-			PgGpuCcShmemInit(cc);
-		else
-			PgGpuCc = (CcShared *) cc;
+			PgGpuCcShmemInit(PgGpuCcDev[d], d);
 	}
-	PgGpuSvc = (SvcShared *) ShmemInitStruct("pg_gpu service", svc_shmem_size(), &found);
-	if (!found)
+	PgGpuCc = PgGpuCcDev[0];
+	svc = (char *) ShmemInitStruct("pg_gpu service", mul_size(svc_shmem_size(), PgGpuSvcNdev),
+								   &found);
+	for (int d = 0; d < PgGpuSvcNdev; d++)
 	{
-		memset(PgGpuSvc, 0, offsetof(SvcShared, ch));
-		pg_atomic_init_u32(&PgGpuSvc->state, SVC_DOWN);
-		pg_atomic_init_u32(&PgGpuSvc->generation, 0);
-		pg_atomic_init_u64(&PgGpuSvc->mem_in_use, 0);
-		pg_atomic_init_u64(&PgGpuSvc->mem_cached, 0);
-		pg_atomic_init_u32(&PgGpuSvc->restarts, 0);
-		PgGpuSvc->nchannels = Max(pg_gpu_service_tasks, 1);
-		for (int i = 0; i < PgGpuSvc->nchannels; i++)
-		{
-			SvcChannel *ch = &PgGpuSvc->ch[i];
-
-			pg_atomic_init_u32(&ch->owner, 0);
-			ch->op = SVC_NONE;
-			for (int s = 0; s < PG_GPU_AGG_SLOTS; s++)
-				pg_atomic_init_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
-			pg_atomic_init_u32(&ch->chunk_failed, 0);
-			pg_atomic_init_u32(&ch->abandon, 0);
-			pg_atomic_init_u64(&ch->busy_since, 0);
-			ch->seq = 0;
-			ch->ack = 0;
-			ch->tasks = 0;
-			if (sem_init(&ch->req, 1, 0) != 0 || sem_init(&ch->rsp, 1, 0) != 0)
-				elog(FATAL, "pg_gpu: could not create the GPU service's semaphores: %m");
-		}
+		PgGpuSvcDev[d] = (SvcShared *) (svc + (Size) d * svc_shmem_size());
+		if (!found)
+			svc_shmem_init(PgGpuSvcDev[d], d);
 	}
+	PgGpuSvc = PgGpuSvcDev[0];
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -158,16 +248,24 @@ PgGpuServiceRegisterWorker(void)
 
 	if (!pg_gpu_service)
 		return;
-	memset(&w, 0, sizeof(w));
-	w.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	w.bgw_start_time = BgWorkerStart_PostmasterStart;
-	/* exit code 1 (a fault it gave up on, or a stop) restarts it after a second */
-	w.bgw_restart_time = 1;
-	strlcpy(w.bgw_library_name, "pg_gpu", sizeof(w.bgw_library_name));
-	strlcpy(w.bgw_function_name, "pg_gpu_service_main", sizeof(w.bgw_function_name));
-	strlcpy(w.bgw_name, "pg_gpu service", sizeof(w.bgw_name));
-	strlcpy(w.bgw_type, "pg_gpu service", sizeof(w.bgw_type));
-	RegisterBackgroundWorker(&w);
+	svc_find_devices();
+	for (int d = 0; d < PgGpuSvcNdev; d++)
+	{
+		memset(&w, 0, sizeof(w));
+		w.bgw_flags = BGWORKER_SHMEM_ACCESS;
+		w.bgw_start_time = BgWorkerStart_PostmasterStart;
+		/* exit code 1 (a fault it gave up on, or a stop) restarts it after a second */
+		w.bgw_restart_time = 1;
+		strlcpy(w.bgw_library_name, "pg_gpu", sizeof(w.bgw_library_name));
+		strlcpy(w.bgw_function_name, "pg_gpu_service_main", sizeof(w.bgw_function_name));
+		if (PgGpuSvcNdev == 1)
+			strlcpy(w.bgw_name, "pg_gpu service", sizeof(w.bgw_name));
+		else
+			snprintf(w.bgw_name, sizeof(w.bgw_name), "pg_gpu service %d", d);
+		strlcpy(w.bgw_type, "pg_gpu service", sizeof(w.bgw_type));
+		w.bgw_main_arg = Int32GetDatum(d);
+		RegisterBackgroundWorker(&w);
+	}
 }
 
 /* ---- the worker's main thread ------------------------------------------ */
@@ -335,8 +433,17 @@ pg_gpu_service_main(Datum arg)
 	pqsignal(SIGTERM, svc_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
-	if (PgGpuSvc == NULL)
-		proc_exit(0);
+	{
+		int			dev = DatumGetInt32(arg);
+
+		if (PgGpuSvc == NULL || dev < 0 || dev >= PgGpuSvcNdev)
+			proc_exit(0);
+		/* this worker's GPU and cache; CUDA has not started in this process */
+		PgGpuSvc = PgGpuSvcDev[dev];
+		PgGpuCc = PgGpuCcDev[dev];
+		if (PgGpuSvc->device_name[0] && setenv("CUDA_VISIBLE_DEVICES", PgGpuSvc->device_name, 1) != 0)
+			ereport(LOG, (errmsg("pg_gpu service: could not set CUDA_VISIBLE_DEVICES: %m")));
+	}
 
 	PgGpuSvc->gpu = 0;
 	PgGpuSvc->pool_dev = 0;

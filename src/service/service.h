@@ -48,8 +48,13 @@ bool		PgGpuServiceGpuReady(void);
 /* Whether other backends have GPU tasks in the service now. */
 bool		PgGpuServiceOthersBusy(void);
 
-/* The device address of shared buffer buf_id in the service's registration. */
-uint64		PgGpuServiceBufferAddr(int buf_id);
+/*
+ * The GPUs the service runs on (a worker each; 0: no service), and, for
+ * pg_gpu_cache_table's fills, the one this backend's next tasks must go to
+ * (-1: any).
+ */
+int			PgGpuServiceDevices(void);
+void		PgGpuServiceOnlyDevice(int dev);
 
 /*
  * A channel held across tasks: its key sets live in the service until it is
@@ -85,6 +90,8 @@ typedef struct PgGpuSvcCc
 	struct SvcRun *runs[PG_GPU_AGG_SLOTS];
 	uint32	   *blk[PG_GPU_AGG_SLOTS];
 	uint64	   *fill_lsn[PG_GPU_AGG_SLOTS];
+	int			dev;			/* the GPU the task went to (its worker's place) */
+	uint64		pool_dev;		/* the buffer pool's device address there */
 } PgGpuSvcCc;
 
 pg_gpu_agg *PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task,
