@@ -223,9 +223,10 @@ def main():
     # the GPU service starts the GPU when the server starts: wait for it
     svc = ""
     for _ in range(120):
-        svc = psql("SELECT coalesce((SELECT state || ', GPU ' || gpu || ', start-up ' || "
-                   "coalesce(round(gpu_start_ms)::text, '-') || ' ms' FROM pg_gpu_service()), "
-                   "'off')").strip()
+        # a row per GPU's worker (pg_gpu.service_devices)
+        svc = psql("SELECT coalesce((SELECT string_agg(state || ', GPU ' || gpu || ', start-up ' || "
+                   "coalesce(round(gpu_start_ms)::text, '-') || ' ms', '; ' ORDER BY device) "
+                   "FROM pg_gpu_service()), 'off')").strip()
         if svc == "off" or "GPU starting" not in svc:
             break
         time.sleep(0.5)

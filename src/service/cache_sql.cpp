@@ -355,6 +355,11 @@ pg_gpu_cache_entries_impl(FunctionCallInfo fcinfo)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != 9 && rsinfo->setDesc->natts != 10)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_gpu_cache_entries() does not match the installed pg_gpu library"),
+				 errhint("Run ALTER EXTENSION pg_gpu UPDATE.")));
 	for (int k = 0; k < PgGpuServiceDevices() * CC_ENTRIES; k++)
 	{
 		int			d = k / CC_ENTRIES;
