@@ -5,10 +5,9 @@
 -- worker's place (device, from 0) and its CUDA_VISIBLE_DEVICES (NULL: the
 -- server's), its process, whether it has the GPU, its task channels, the
 -- tasks it has run since the server started, its GPU memory after the last
--- task ended (held by tasks, and kept in its pool), the times it
--- restarted after a fault, and its tasks' waits for GPU memory other tasks
--- held (pg_gpu.memory_wait): all of them, and those that gave up (no row:
--- pg_gpu.service is off or pg_gpu is not preloaded).
+-- task ended (held by tasks, and kept in its pool), and the times it
+-- restarted after a fault (no row: pg_gpu.service is off or pg_gpu is not
+-- preloaded).
 DROP FUNCTION pg_gpu_service();
 CREATE FUNCTION pg_gpu_service(
     OUT device int,
@@ -22,9 +21,7 @@ CREATE FUNCTION pg_gpu_service(
     OUT memory_in_use bigint,
     OUT memory_cached bigint,
     OUT restarts int,
-    OUT visible_device text,
-    OUT memory_waits bigint,
-    OUT memory_wait_timeouts bigint)
+    OUT visible_device text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_gpu_service_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

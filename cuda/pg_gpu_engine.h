@@ -86,15 +86,6 @@ void		pg_gpu_engine_set_cancel(pg_gpu_cancel_fn fn);
 void		pg_gpu_engine_set_memory_limit(uint64_t bytes);
 
 /*
- * How long an allocation that finds the memory (the cap, or the GPU's) held by
- * other threads' tasks waits for them to free some before it fails (ms; 0: it
- * fails at once).  The GPU service sets it; the waits begun and the waits
- * that ended in a failure since the start.
- */
-void		pg_gpu_engine_set_admission_wait(int ms);
-void		pg_gpu_engine_admission_stats(uint64_t *waits, uint64_t *timeouts);
-
-/*
  * The engine's device memory in this process: bytes its tasks hold now, and
  * bytes its pool keeps for the next ones (*cached).
  */

@@ -64,7 +64,6 @@ char	   *pg_gpu_service_devices = NULL;
 int			pg_gpu_cache_size = 4 * 1024 * 1024;	/* kB */
 bool		pg_gpu_use_cache = true;
 int			pg_gpu_service_timeout = 60000;
-int			pg_gpu_memory_wait = 1000;
 int			pg_gpu_debug_service_fault = PG_GPU_SVC_FAULT_NONE;
 
 static const struct config_enum_entry service_fault_options[] = {
@@ -279,13 +278,6 @@ PgGpuDefineGucs(void)
 								   "(docs/GPU_SERVICE.md).",
 								   &pg_gpu_service_devices, "",
 								   PGC_POSTMASTER, 0, NULL, NULL, NULL);
-		DefineCustomIntVariable("pg_gpu.memory_wait",
-								"Time a GPU task in the GPU service waits for GPU memory that other "
-								"tasks hold before its query runs on PostgreSQL's plan.",
-								"0 gives up at once.  The cap is pg_gpu.device_memory_limit, else "
-								"the GPU's memory.",
-								&pg_gpu_memory_wait, 1000, 0, 600000,
-								PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	}
 	else
 	{

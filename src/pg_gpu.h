@@ -46,7 +46,6 @@ extern char *pg_gpu_service_devices;
 extern int	pg_gpu_cache_size;		/* kB: the service's column cache */
 extern bool pg_gpu_use_cache;
 extern int	pg_gpu_service_timeout;	/* ms */
-extern int	pg_gpu_memory_wait;	/* ms */
 extern int	pg_gpu_debug_service_fault;
 
 /* pg_gpu.debug_service_fault */

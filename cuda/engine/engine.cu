@@ -13,7 +13,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -245,56 +244,23 @@ device_budget()
 	return (uint64_t) ((free_b + cached) * 0.9);
 }
 
-/*
- * Admission (issue 32): in the GPU service, a task whose allocation finds the
- * memory taken by other tasks waits for them to free some, up to
- * g_admission_ms, before it fails (and its query runs on PostgreSQL's plan).
- * Not a queue in order: the waiting threads retry as blocks are freed.  0 (a
- * backend's own engine: no other task could free anything) fails at once.
- */
-static std::atomic<int> g_admission_ms{0};
-static std::mutex g_freed_mutex;
-static std::condition_variable g_freed;
-static std::atomic<uint64_t> g_admission_waits{0};
-static std::atomic<uint64_t> g_admission_timeouts{0};
-/* device bytes this thread's allocations hold (frees on other threads aside) */
-static thread_local uint64_t t_device_held = 0;
-
-extern "C" void
-pg_gpu_engine_set_admission_wait(int ms)
-{
-	g_admission_ms = ms > 0 ? ms : 0;
-}
-
-extern "C" void
-pg_gpu_engine_admission_stats(uint64_t *waits, uint64_t *timeouts)
-{
-	*waits = g_admission_waits.load();
-	*timeouts = g_admission_timeouts.load();
-}
-
-/* One try; *oom when it failed for want of memory (which another task may free). */
-static pg_gpu_status
-device_alloc_once(size_t cls, void **ptr, pg_gpu_error *err, bool *oom, uint64_t *others)
+pg_gpu_status
+device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
 {
 	std::lock_guard<std::recursive_mutex> pool_lock(g_pool_mutex);
 
-	*oom = false;
+	size_t		cls = size_class(bytes);
+
 	if (take_cached(g_device_pool, cls, ptr))
 		return PG_GPU_OK;
-	*others = g_device_in_use > t_device_held ? g_device_in_use - t_device_held : 0;
 	if (g_memory_limit && g_device_in_use + cls > g_memory_limit)
 	{
 		trim_device_pool();
-		*others = g_device_in_use > t_device_held ? g_device_in_use - t_device_held : 0;
 		if (g_device_in_use + cls > g_memory_limit)
-		{
-			*oom = true;
 			return set_error(err, PG_GPU_OUT_OF_MEMORY,
 							 "GPU memory limit of %llu bytes reached (need %llu more)",
 							 (unsigned long long) g_memory_limit,
 							 (unsigned long long) cls);
-		}
 	}
 	cudaError_t rc = cudaMalloc(ptr, cls);
 
@@ -302,59 +268,13 @@ device_alloc_once(size_t cls, void **ptr, pg_gpu_error *err, bool *oom, uint64_t
 	{
 		(void) cudaGetLastError();
 		trim_device_pool();
-		*others = g_device_in_use > t_device_held ? g_device_in_use - t_device_held : 0;
 		rc = cudaMalloc(ptr, cls);
 	}
 	if (rc != cudaSuccess)
-	{
-		*oom = rc == cudaErrorMemoryAllocation;
 		return from_cuda(err, rc, "cudaMalloc");
-	}
 	g_device_pool.sizes[*ptr] = cls;
 	g_device_in_use += cls;
 	return PG_GPU_OK;
-}
-
-pg_gpu_status
-device_alloc(size_t bytes, void **ptr, pg_gpu_error *err)
-{
-	size_t		cls = size_class(bytes);
-	auto		deadline = std::chrono::steady_clock::time_point::max();
-	bool		waited = false;
-
-	for (;;)
-	{
-		bool		oom = false;
-		uint64_t	others = 0;
-		pg_gpu_status st = device_alloc_once(cls, ptr, err, &oom, &others);
-
-		if (st == PG_GPU_OK)
-		{
-			t_device_held += cls;
-			return st;
-		}
-		/* nothing held by another task: waiting frees nothing */
-		if (!oom || g_admission_ms.load() == 0 || others == 0)
-			return st;
-		auto		now = std::chrono::steady_clock::now();
-
-		if (!waited)
-		{
-			waited = true;
-			g_admission_waits++;
-			deadline = now + std::chrono::milliseconds(g_admission_ms.load());
-		}
-		else if (now >= deadline)
-		{
-			g_admission_timeouts++;
-			return set_error(err, PG_GPU_OUT_OF_MEMORY,
-							 "waited %d ms for GPU memory that other tasks hold (need %llu bytes)",
-							 g_admission_ms.load(), (unsigned long long) cls);
-		}
-		std::unique_lock<std::mutex> lk(g_freed_mutex);
-
-		g_freed.wait_for(lk, std::chrono::milliseconds(5));
-	}
 }
 
 void
@@ -369,12 +289,9 @@ device_free(void *ptr)
 	if (it == g_device_pool.sizes.end())
 		return;
 	g_device_pool.free_blocks.emplace(it->second, ptr);
-	t_device_held = t_device_held > it->second ? t_device_held - it->second : 0;
 	note_pending(g_device_pool, ptr);
 	if (g_memory_limit && g_device_in_use > g_memory_limit)
 		trim_device_pool();
-	if (g_admission_ms.load() > 0)
-		g_freed.notify_all();
 }
 
 pg_gpu_status

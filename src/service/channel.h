@@ -98,8 +98,6 @@ typedef struct SvcShared
 	double		start_ms;		/* CUDA start-up and registration */
 	pg_atomic_uint64 mem_in_use;	/* the engine's device bytes held by tasks */
 	pg_atomic_uint64 mem_cached;	/* ... and kept in its pool, after the last task */
-	pg_atomic_uint64 mem_waits;	/* allocations that waited for other tasks' memory */
-	pg_atomic_uint64 mem_wait_timeouts;	/* ... and failed after pg_gpu.memory_wait */
 	char		gpu_message[256];	/* why there is no GPU */
 	int32		device;			/* this worker's place in PgGpuSvcDev */
 	pg_atomic_uint32 turn;		/* device 0's: whose turn ties go to */

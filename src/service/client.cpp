@@ -732,7 +732,7 @@ PgGpuServiceBeginCc(PgGpuSvcChannel *on, const pg_gpu_agg_task *task, const CcRe
 /*
  * SQL: the service's state, a row per GPU (none when it is not configured).
  * Before ALTER EXTENSION pg_gpu UPDATE to 0.5 the function has 10 columns
- * (no device, visible_device, memory_waits, memory_wait_timeouts).
+ * (no device, no visible_device).
  */
 static Datum
 pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
@@ -741,7 +741,7 @@ pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 	static const char *const states[] = {"down", "starting", "ready"};
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != 10 && rsinfo->setDesc->natts != 14)
+	if (rsinfo->setDesc->natts != 10 && rsinfo->setDesc->natts != 12)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("pg_gpu_service() does not match the installed pg_gpu library"),
@@ -751,10 +751,10 @@ pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 	for (int d = 0; d < PgGpuSvcNdev; d++)
 	{
 		SvcShared  *svc = PgGpuSvcDev[d];
-		bool		v05 = rsinfo->setDesc->natts == 14;
+		bool		v05 = rsinfo->setDesc->natts == 12;
 		int			k = v05 ? 1 : 0;
-		Datum		values[14];
-		bool		nulls[14];
+		Datum		values[12];
+		bool		nulls[12];
 		uint32		state = pg_atomic_read_u32(&svc->state);
 		int			in_use = 0;
 		int64		tasks = 0;
@@ -787,8 +787,6 @@ pg_gpu_service_status_impl(FunctionCallInfo fcinfo)
 		{
 			values[11] = CStringGetTextDatum(svc->device_name);
 			nulls[11] = svc->device_name[0] == '\0';
-			values[12] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->mem_waits));
-			values[13] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->mem_wait_timeouts));
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

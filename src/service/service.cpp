@@ -185,8 +185,6 @@ svc_shmem_init(SvcShared *svc, int dev)
 	pg_atomic_init_u32(&svc->generation, 0);
 	pg_atomic_init_u64(&svc->mem_in_use, 0);
 	pg_atomic_init_u64(&svc->mem_cached, 0);
-	pg_atomic_init_u64(&svc->mem_waits, 0);
-	pg_atomic_init_u64(&svc->mem_wait_timeouts, 0);
 	pg_atomic_init_u32(&svc->restarts, 0);
 	pg_atomic_init_u32(&svc->turn, 0);
 	svc->device = dev;
@@ -328,7 +326,6 @@ svc_start_gpu(void)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	pg_gpu_engine_set_memory_limit((uint64) pg_gpu_device_memory_limit * 1024);
-	pg_gpu_engine_set_admission_wait(pg_gpu_memory_wait);
 
 	/*
 	 * No shortcut on a machine without a GPU: the engine's own start-up says
@@ -430,8 +427,6 @@ pg_gpu_service_main(Datum arg)
 	int			overdue = -1;
 	char		failed[64] = "";	/* a main thread step that threw: what */
 	const char *failed_in = NULL;
-	uint64		base_waits;
-	uint64		base_timeouts;
 
 	on_proc_exit(svc_hard_exit, (Datum) 0);
 
@@ -470,8 +465,6 @@ pg_gpu_service_main(Datum arg)
 			pg_atomic_write_u32(&ch->slot_state[s], SVC_SLOT_IDLE);
 	}
 	PgGpuCcReset();				/* the cache went with the process before */
-	base_waits = pg_atomic_read_u64(&PgGpuSvc->mem_waits);
-	base_timeouts = pg_atomic_read_u64(&PgGpuSvc->mem_wait_timeouts);
 	svc_generation = pg_atomic_add_fetch_u32(&PgGpuSvc->generation, 1);
 
 	/* the threads, with every signal blocked (they inherit the mask) */
@@ -525,16 +518,6 @@ pg_gpu_service_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
-			pg_gpu_engine_set_admission_wait(pg_gpu_memory_wait);
-		}
-		{
-			uint64		waits,
-						timeouts;
-
-			/* this process's counts since it started, on top of its predecessors' */
-			pg_gpu_engine_admission_stats(&waits, &timeouts);
-			pg_atomic_write_u64(&PgGpuSvc->mem_waits, base_waits + waits);
-			pg_atomic_write_u64(&PgGpuSvc->mem_wait_timeouts, base_timeouts + timeouts);
 		}
 	}
 
