@@ -28,7 +28,9 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
                -gencode=arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 # --fmad=false: no fused multiply-add, so per-thread float arithmetic rounds as
 # PostgreSQL's does on x86-64.
-NVCC_FLAGS ?= -std=c++17 -O3 --fmad=false $(NVCC_GENCODE) \
+# --default-stream per-thread: stream 0 is each host thread's own, so the GPU
+# service's threads do not order their tasks' synchronous steps with each other's.
+NVCC_FLAGS ?= -std=c++17 -O3 --fmad=false --default-stream per-thread $(NVCC_GENCODE) \
               -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall
 
 CUDA_SRCS = $(wildcard cuda/*.cu cuda/*/*.cu)
@@ -77,7 +79,8 @@ $(ENGINE_LIB): $(ENGINE_OBJS)
 	@echo "$(ENGINE_NOTE)"
 	rm -f $@ && ar rcs $@ $^
 
-cuda/%.o: cuda/%.cu $(CUDA_H)
+# (Makefile too: a change of NVCC_FLAGS rebuilds every object with the new flags)
+cuda/%.o: cuda/%.cu $(CUDA_H) Makefile
 	$(NVCC) $(NVCC_FLAGS) -Icuda -c $< -o $@
 
 cuda/%.o: cuda/%.cpp $(CUDA_H)

@@ -91,18 +91,18 @@ pg_gpu_reduce(const void *values, int64_t n, int type, pg_gpu_col_state *out,
 	}
 	cudaEventCreate(&t0);
 	cudaEventCreate(&t1);
-	cudaEventRecord(t0, legacy_stream);
+	cudaEventRecord(t0, thread_stream);
 	cudaError_t rc = cudaMemcpy(d_vals, values, bytes, cudaMemcpyHostToDevice);
 
 	if (rc == cudaSuccess)
 	{
-		reduce_kernel<<<blocks, reduce_policy::threads, 0, legacy_stream>>>(d_vals, n, type, d_parts);
+		reduce_kernel<<<blocks, reduce_policy::threads, 0, thread_stream>>>(d_vals, n, type, d_parts);
 		rc = cudaGetLastError();
 	}
 	if (rc == cudaSuccess)
 		rc = cudaMemcpy(h_parts, d_parts, sizeof(pg_gpu_col_state) * blocks,
 						cudaMemcpyDeviceToHost);
-	cudaEventRecord(t1, legacy_stream);
+	cudaEventRecord(t1, thread_stream);
 	if (rc == cudaSuccess)
 	{
 		float		ms = 0;

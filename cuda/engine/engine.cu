@@ -113,11 +113,11 @@ struct Pool
 	std::multimap<size_t, void *> free_blocks;		/* size -> block */
 	std::unordered_map<void *, size_t> sizes;
 	/*
-	 * A freed block's event, recorded on the legacy stream when it was freed:
-	 * work queued there may still use it.  One thread's next task orders after
-	 * that work by the legacy stream; another thread's (the GPU service runs a
-	 * task per thread, on non-blocking streams) does not, so a block is reused
-	 * only once its event has completed.
+	 * A freed block's event, recorded on the freeing thread's default stream
+	 * when it was freed: work queued there may still use it.  That thread's
+	 * next steps order after that work by its stream; another thread's (the GPU
+	 * service runs a task per thread) do not, so a block is reused only once
+	 * its event has completed.
 	 */
 	std::unordered_map<void *, cudaEvent_t> pending;
 };
@@ -130,22 +130,22 @@ note_pending(Pool &pool, void *ptr)
 	if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
 	{
 		(void) cudaGetLastError();
-		(void) cudaStreamSynchronize(legacy_stream);
+		(void) cudaStreamSynchronize(thread_stream);
 		(void) cudaGetLastError();
 		return;
 	}
-	if (cudaEventRecord(ev, legacy_stream) != cudaSuccess)
+	if (cudaEventRecord(ev, thread_stream) != cudaSuccess)
 	{
 		(void) cudaGetLastError();
 		cudaEventDestroy(ev);
-		(void) cudaStreamSynchronize(legacy_stream);
+		(void) cudaStreamSynchronize(thread_stream);
 		(void) cudaGetLastError();
 		return;
 	}
 	pool.pending[ptr] = ev;
 }
 
-/* Whether the block's last use on the legacy stream is over (its event dropped). */
+/* Whether the block's last use on its thread's stream is over (its event dropped). */
 static bool
 block_ready(Pool &pool, void *ptr)
 {
@@ -476,7 +476,7 @@ pg_gpu_engine_healthy(void)
 {
 	if (g_init_state.load(std::memory_order_acquire) != kInitDone || g_init_status != PG_GPU_OK)
 		return 1;
-	cudaError_t rc = cudaStreamQuery(legacy_stream);
+	cudaError_t rc = cudaStreamQuery(thread_stream);
 
 	if (rc == cudaSuccess || rc == cudaErrorNotReady)
 		return 1;

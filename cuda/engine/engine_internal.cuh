@@ -48,15 +48,18 @@ uint64_t	device_memory_limit();
 uint64_t	device_budget();
 
 /*
- * The legacy default stream (stream 0; the engine is built without
- * --default-stream per-thread).  Work on it waits for, and is waited for by, every
- * blocking stream and the blocking cudaMemcpy/cudaMemset calls around it; the
- * engine's synchronous steps (growing a table, closing a sort run, a merge block,
- * a key set) rely on that ordering, so they name this stream rather than one of
- * their own.  The slots' chunks and the sort's output batches run on non-blocking
- * streams of their own.
+ * The calling thread's default stream: the engine is built with
+ * --default-stream per-thread (Makefile), so stream 0 and the blocking
+ * cudaMemcpy/cudaMemset calls are ordered with the other work of the same
+ * host thread only.  The engine's synchronous steps (growing a table, closing
+ * a sort run, a merge block, a key set) rely on that ordering, so they name
+ * this stream rather than one of their own.  In the GPU service each task runs
+ * on one channel's thread, so one task's steps no longer wait for another
+ * task's (with the legacy default stream, every service thread's steps were
+ * ordered with every other's: issue 32).  The slots' chunks and the sort's
+ * output batches run on non-blocking streams of their own.
  */
-constexpr cudaStream_t legacy_stream = nullptr;
+constexpr cudaStream_t thread_stream = nullptr;
 
 /*
  * Wait for the work queued so far on stream (or for event), asking the caller's

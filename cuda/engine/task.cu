@@ -94,8 +94,8 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 	if (agg->op->setup_sized && (st = agg->op->setup_sized(agg, err)) != PG_GPU_OK)
 		return st;
 	/*
-	 * The tables' cudaMemsets ran on the legacy stream, which the slots'
-	 * non-blocking streams do not wait for.
+	 * The tables' cudaMemsets ran on the thread's default stream, which the
+	 * slots' non-blocking streams do not wait for.
 	 */
 	PG_GPU_TRY(err, cudaStreamSynchronize(agg->main_stream));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));

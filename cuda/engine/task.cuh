@@ -16,7 +16,7 @@
  * task.cu owns the ring and hands each chunk to its operator through the
  * operator's table (task_operator, chosen at begin): a reserve step on the host
  * (grow a table, close a sort run) and a launch on the slot's stream.
- * Steps that wait for the GPU (reserve, finish) run on main_stream, the legacy
+ * Steps that wait for the GPU (reserve, finish) run on main_stream, the thread's
  * default stream, whose implicit ordering they rely on (engine_internal.cuh).
  */
 #ifndef PG_GPU_TASK_CUH
@@ -106,12 +106,13 @@ struct gpu_agg : pg_gpu_agg
 {
 	const task_operator *op = nullptr;	/* the task's kind, fixed at begin */
 	/*
-	 * The synchronous steps' stream: the legacy default stream, and only that.
-	 * Those steps mix launches on it with blocking cudaMemset/cudaMemcpy and
-	 * device_free, and rely on the legacy stream's ordering with them; a stream
-	 * of their own would need explicit synchronisation at each such step.
+	 * The synchronous steps' stream: the thread's default stream, and only
+	 * that.  Those steps mix launches on it with blocking
+	 * cudaMemset/cudaMemcpy and device_free, and rely on its ordering with
+	 * them (engine_internal.cuh); a stream of their own would need explicit
+	 * synchronisation at each such step.
 	 */
-	static constexpr cudaStream_t main_stream = legacy_stream;
+	static constexpr cudaStream_t main_stream = thread_stream;
 	pg_gpu_agg_task task;
 	int			capacity = 0;
 	int			max_blocks = 0;

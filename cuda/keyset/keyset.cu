@@ -156,14 +156,14 @@ keyset_fill(engine_keyset *ks, uint64_t n, uint64_t *distinct, pg_gpu_error *err
 		{
 			constexpr int T = grid_policy::threads;
 
-			keyset_build_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(ks->d_tab, ks->mask,
+			keyset_build_kernel<<<grid_blocks(n), T, 0, thread_stream>>>(ks->d_tab, ks->mask,
 																		 ks->keys, n, d_count);
-			keyset_count_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+			keyset_count_kernel<<<grid_blocks(n), T, 0, thread_stream>>>(
 				ks->d_tab, ks->mask, ks->keys, n, (unsigned long long *) ks->d_mult);
-			keyset_max_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(
+			keyset_max_kernel<<<grid_blocks(n), T, 0, thread_stream>>>(
 				(const unsigned long long *) ks->d_mult, n, d_count + 1);
 		}
-		if ((st = stream_wait(legacy_stream, err)) == PG_GPU_OK)
+		if ((st = stream_wait(thread_stream, err)) == PG_GPU_OK)
 			st = cuda_status(err, cudaMemcpy(count, d_count, sizeof(count),
 											 cudaMemcpyDeviceToHost), "keyset_build_kernel");
 	}
@@ -321,10 +321,10 @@ engine_keyset_payload_rows(engine_keyset *ks, int ncols, uint64_t n, const uint6
 	if ((st = device_alloc(words * sizeof(uint64_t), (void **) &ks->d_pay, err)) != PG_GPU_OK ||
 		(st = device_alloc(words, (void **) &ks->d_pay_null, err)) != PG_GPU_OK)
 		return st;
-	keyset_pay_rows_kernel<<<grid_blocks(words), grid_policy::threads, 0, legacy_stream>>>(
+	keyset_pay_rows_kernel<<<grid_blocks(words), grid_policy::threads, 0, thread_stream>>>(
 		pay, pay_null, ncols, n, ks->d_pay, ks->d_pay_null);
 	if ((st = cuda_status(err, cudaGetLastError(), "keyset_pay_rows_kernel")) != PG_GPU_OK ||
-		(st = stream_wait(legacy_stream, err)) != PG_GPU_OK)
+		(st = stream_wait(thread_stream, err)) != PG_GPU_OK)
 		return st;
 
 	/*
@@ -404,13 +404,13 @@ engine_keyset_minmax(engine_keyset *ks, const int64_t *aux, uint64_t n, pg_gpu_e
 	constexpr int T = grid_policy::threads;
 	long long  *lo = (long long *) ks->d_pay;
 
-	cudaMemsetAsync(ks->d_pay_null, 1, 2 * n, legacy_stream);
-	keyset_minmax_init<<<grid_blocks(n), T, 0, legacy_stream>>>(n, lo, lo + n);
-	keyset_minmax_kernel<<<grid_blocks(n), T, 0, legacy_stream>>>(ks->d_tab, ks->mask, ks->keys, n,
+	cudaMemsetAsync(ks->d_pay_null, 1, 2 * n, thread_stream);
+	keyset_minmax_init<<<grid_blocks(n), T, 0, thread_stream>>>(n, lo, lo + n);
+	keyset_minmax_kernel<<<grid_blocks(n), T, 0, thread_stream>>>(ks->d_tab, ks->mask, ks->keys, n,
 																  aux, lo, lo + n, ks->d_pay_null);
 	if ((st = cuda_status(err, cudaGetLastError(), "keyset_minmax_kernel")) != PG_GPU_OK)
 		return st;
-	return stream_wait(legacy_stream, err);
+	return stream_wait(thread_stream, err);
 }
 
 void
@@ -478,7 +478,7 @@ engine_keyset_ordinals(engine_keyset *ks, uint64_t n, int64_t *out, pg_gpu_error
 	set.nonempty = 1;
 	if ((st = device_alloc(n * sizeof(int64_t), (void **) &d_out, err)) == PG_GPU_OK)
 	{
-		set_probe_kernel<<<grid_blocks(n), grid_policy::threads, 0, legacy_stream>>>(set, ks->keys,
+		set_probe_kernel<<<grid_blocks(n), grid_policy::threads, 0, thread_stream>>>(set, ks->keys,
 																					 n, d_out);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)
 			st = cuda_status(err, cudaMemcpy(out, d_out, n * sizeof(int64_t),
@@ -521,7 +521,7 @@ set_probe(const pg_gpu_set_ref &set, const keyset_keys &q, uint64_t m, int64_t *
 		(st = cuda_status(err, cudaEventCreate(&e1), "cudaEventCreate")) == PG_GPU_OK)
 	{
 		cudaEventRecord(e0);
-		set_probe_kernel<<<grid_blocks(m), grid_policy::threads, 0, legacy_stream>>>(set, dq, m,
+		set_probe_kernel<<<grid_blocks(m), grid_policy::threads, 0, thread_stream>>>(set, dq, m,
 																					 d_out, d_x,
 																					 d_xnull);
 		if ((st = cuda_status(err, cudaGetLastError(), "set_probe_kernel")) == PG_GPU_OK)

@@ -15,8 +15,8 @@
  * answers PG_GPU_UNORDERED (the executor then sorts on the CPU).
  *
  * Every function here runs on the stream it is given and returns after a
- * blocking copy of its result; run, merge and key-sort callers give the legacy
- * stream (engine_internal.cuh).
+ * blocking copy of its result; run, merge and key-sort callers give the
+ * thread's default stream (engine_internal.cuh).
  */
 #include "cub.cuh"
 
@@ -303,7 +303,7 @@ engine_sort_words(const pg_gpu_agg_task &t, uint64_t n, const uint64_t *const *w
 	int			dev = 0,
 				sms = 0;
 	uint64_t	need = 0;
-	cudaStream_t stream = legacy_stream;	/* every step below waits for the last */
+	cudaStream_t stream = thread_stream;	/* every step below waits for the last */
 	pg_gpu_status st = PG_GPU_OK;
 
 	if (n == 0)
