@@ -2,8 +2,9 @@
  * heap_reader.cpp — streaming a heap table's pages to the GPU engine, for every
  * node that scans a table (GpuAgg, GpuSort, GpuHashJoin, GpuSemiJoin) and for a
  * key set collected from a table's pages (PgGpuCollectKeys, table_task.cpp).
- * The column cache's request and VM reads are cc_scan.cpp's; heap_reader_int.h
- * is what the three files share.
+ * The column cache's request and which blocks come from it are
+ * service/cc_client.cpp's; heap_reader_int.h is what this file and
+ * table_task.cpp share.
  *
  * The CPU never touches tuples one at a time here.  It walks the table's blocks,
  * pins each buffer, and under the share lock records the line-pointer count and,
@@ -497,7 +498,7 @@ scan_prepare(PgGpuPageScan *ps, Relation rel, Snapshot snapshot, MemoryContext c
 	/* never hold more than a quarter of shared_buffers pinned */
 	task->chunk_pages = Max(1, Min(pg_gpu_chunk_pages, NBuffers / (4 * PG_GPU_AGG_SLOTS)));
 	ps->chunk_pages = task->chunk_pages;
-	if (ps->remote && (ps->cc_req = cc_request(rel, snapshot, task, ps->nblocks)) != NULL)
+	if (ps->remote && (ps->cc_req = PgGpuCcRequest(rel, snapshot, task, ps->nblocks)) != NULL)
 	{
 		/* the service's column cache, not the backend's own table cache */
 		ps->registered = true;
@@ -731,7 +732,7 @@ void
 PgGpuScanComplete(PgGpuPageScan *ps)
 {
 	PgGpuTableCacheDone(&ps->tc, ps->rel, true);
-	cc_note_scan(ps);
+	PgGpuCcNoteScan(&ps->cc, ps->cc_blocks);
 }
 
 /* Pin the relation's pages in shared buffers and hand them to the engine. */
@@ -780,14 +781,11 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 
 	reserve_pins(ps, ps->chunk_pages);
 
-	/* the column cache: the VM page of the blocks at hand, and the entry */
-	const CcEntry *ce = ps->cc.entry >= 0 ? &PgGpuCcDev[ps->cc.dev]->e[ps->cc.entry] : NULL;
-	Buffer		vmbuf = InvalidBuffer;
-	uint8	   *vm_map = ce ? (uint8 *) palloc(CC_VM_BLOCKS / 4) : NULL;
-	uint32		vm_cur = UINT32_MAX;
-	bool		vm_ok = false;
-	XLogRecPtr	vm_lsn = InvalidXLogRecPtr;
-	uint64		ent_lsn = 0;
+	/* the column cache's blocks (the entry's, under the VM pages at hand) */
+	PgGpuCcWalk walk;
+	bool		cc = ps->cc.entry >= 0;
+
+	PgGpuCcWalkBegin(&walk, rel, &ps->cc);
 
 	while (blk < nblocks)
 	{
@@ -796,14 +794,17 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 		int			nvis = 0;
 		int			nruns = 0;
 		int			cached = 0;
-		SvcRun	   *runs = ce ? ps->cc.runs[slot] : NULL;
+		SvcRun	   *runs = cc ? ps->cc.runs[slot] : NULL;
 
 		if (!take_slot(ps, slot, lapt, &buf))
+		{
+			PgGpuCcWalkEnd(&walk);
 			return false;
+		}
 		capacity = Min(buf.capacity, ps->chunk_pages);
 
 		for (; blk < nblocks && npages < capacity &&
-			 !(ce && (nruns >= SVC_MAX_RUNS - 1 || cached >= ps->cc_run_blocks)); blk++)
+			 !(cc && (nruns >= SVC_MAX_RUNS - 1 || cached >= ps->cc_run_blocks)); blk++)
 		{
 			Buffer		b;
 			Page		page;
@@ -813,38 +814,14 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 			pg_gpu_page_ref *ref;
 
 			CHECK_FOR_INTERRUPTS();
-			if (ce)
+			if (cc)
 			{
-				uint32		v = blk / CC_VM_BLOCKS;
+				/* blocks from the cache, from blk on: nothing to pin */
+				uint32		n = PgGpuCcTake(&walk, blk, nblocks, ps->cc_run_blocks - cached,
+											runs, &nruns);
 
-				if (v != vm_cur)
-				{
-					vm_cur = v;
-					vm_ok = cc_read_vm(rel, v, &vmbuf, vm_map, &vm_lsn);
-					ent_lsn = cc_vm_lsn(ce, v);
-				}
-				uint32		n = 0;	/* blocks from the cache, from blk on */
-
-				if (vm_ok && ent_lsn == vm_lsn)
-				{
-					uint32		i = blk - v * CC_VM_BLOCKS;
-
-					/* 64 at a time: one word of the entry's bits, 16 bytes of the VM */
-					if (blk % 64 == 0 && i + 64 <= CC_VM_BLOCKS && blk + 64 <= nblocks &&
-						cached + 64 <= ps->cc_run_blocks && cc_bits64(ce, blk) == ~(uint64) 0 &&
-						cc_vm_visible64(vm_map + i / 4))
-						n = 64;
-					else if (cc_vm_visible(vm_map, i) && cc_bit(ce, blk))
-						n = 1;
-				}
 				if (n > 0)
 				{
-					/* from the cache: nothing to pin */
-					if (nruns > 0 && runs[nruns - 1].first + runs[nruns - 1].count == blk &&
-						runs[nruns - 1].first / CC_VM_BLOCKS == v)
-						runs[nruns - 1].count += n;
-					else
-						runs[nruns++] = {blk, n, vm_lsn};
 					cached += n;
 					ps->cc_blocks += n;
 					blk += n - 1;	/* the loop adds the last one */
@@ -865,12 +842,14 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 			}
 			ref = &buf.refs[npages];
 			ref->nlp = nlp;
-			if (ce)
+			if (cc)
 			{
 				/* an all-visible page, under a VM page read before it: cache it */
+				uint64		fill = stable ? PgGpuCcFillLsn(&walk) : 0;
+
 				ps->cc.blk[slot][npages] = blk;
-				ps->cc.fill_lsn[slot][npages] = stable && vm_ok ? vm_lsn : 0;
-				ps->cc_fill += stable && vm_ok;
+				ps->cc.fill_lsn[slot][npages] = fill;
+				ps->cc_fill += fill != 0;
 			}
 			PgGpuTableCacheNote(&ps->tc, blk, nlp, has_bits, stable,
 								buf.vis + (size_t) nvis * PG_GPU_VIS_WORDS);
@@ -891,20 +870,18 @@ scan_shared_buffers(PgGpuPageScan *ps, instr_time *lapt, int pin_workers_min_pag
 				ps->page_blk[ps->npage_blk++] = blk;
 			npages++;
 		}
-		if (ce)
+		if (cc)
 			ps->cc.nruns[slot] = nruns;
 		if (!give_slot(ps, slot, npages, nvis, lapt, nruns))
 		{
-			if (BufferIsValid(vmbuf))
-				ReleaseBuffer(vmbuf);
+			PgGpuCcWalkEnd(&walk);
 			return false;
 		}
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
 	for (int i = 0; i < PG_GPU_AGG_SLOTS; i++)
 		wait_slot(ps, i);
-	if (BufferIsValid(vmbuf))
-		ReleaseBuffer(vmbuf);
+	PgGpuCcWalkEnd(&walk);
 	if (strategy)
 		FreeAccessStrategy(strategy);
 	return true;

@@ -1,7 +1,7 @@
 /*
  * heap_reader.h — streaming one heap table's pages to an engine (heap_reader.cpp;
- * the column cache's side cc_scan.cpp), and a collect or rows task run over
- * them to its end (table_task.cpp).
+ * the column cache's side is service/cc_client.h), and a collect or rows task
+ * run over them to its end (table_task.cpp).
  * Include after postgres.h.
  */
 #ifndef PG_GPU_HEAP_READER_H
@@ -17,16 +17,7 @@
 #include "scan/table_cache.h"
 #include "service/service.h"
 
-#include "catalog/pg_attribute.h"
-
-/*
- * The GPU service's column cache: columns of relid that pg_gpu_cache_table
- * wants cached besides the next scan's own (n 0: none), and whether an
- * attribute's values can be.
- */
-void		PgGpuCacheExtraColumns(Oid relid, const int16 *attidx, int n);
-bool		PgGpuCacheableAttr(Form_pg_attribute a, pg_gpu_agg_column *col);
-const char *PgGpuCacheRefusal(Relation rel);
+#include "service/cc_client.h"
 
 /* One relation's pages streamed to an engine (GpuAgg's table, a key set's). */
 typedef struct PgGpuPageScan

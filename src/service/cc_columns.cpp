@@ -1,7 +1,7 @@
 /*
  * cc_columns.cpp — which tables and columns the GPU service's column cache can
- * keep (service/colcache.h), and in what form: the backend's side, for a scan's
- * request (cc_scan.cpp) and for pg_gpu_cache_table (cache_sql.cpp).
+ * keep (colcache.h), and in what form: the backend's side, for a scan's
+ * request (cc_client.cpp) and for pg_gpu_cache_table (cache_sql.cpp).
  */
 extern "C" {
 #include "postgres.h"
@@ -15,7 +15,7 @@ extern "C" {
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
 #include "expr/expr_compile.h"
-#include "scan/heap_reader.h"
+#include "service/cc_client.h"
 }
 
 /*
