@@ -112,6 +112,9 @@ typedef struct pg_gpu_device_info
 /* Fills up to max entries; returns the device count or -1 with err set. */
 int			pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err);
 
+/* The current device's free memory, once the engine has started; false if unknown. */
+int			pg_gpu_engine_free_memory(uint64_t *free_bytes);
+
 /*
  * Register [base, base+len) (e.g. the shared buffer pool) as mapped pinned memory so
  * kernels read it in place over PCIe.  *device_base receives the device address of

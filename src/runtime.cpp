@@ -25,6 +25,7 @@ extern "C" {
 
 #include "pg_gpu.h"
 #include "pg_gpu_engine.h"
+#include "service/service.h"
 }
 
 #include "guard.h"
@@ -224,6 +225,44 @@ pg_gpu_devices_impl(FunctionCallInfo fcinfo)
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
+
+	/*
+	 * With the GPU service, its workers say (a row per worker's GPU, ordinal
+	 * its place in pg_gpu_service()): asking CUDA here would start a context in
+	 * this backend, hundreds of milliseconds and memory on the GPU.
+	 */
+	if (PgGpuServiceDevices() > 0 && IsUnderPostmaster)
+	{
+		int			rows = 0;
+		const char *why = NULL;
+
+		for (int d = 0; d < PgGpuServiceDevices(); d++)
+		{
+			pg_gpu_device_info di;
+			uint64		free_b;
+
+			if (!PgGpuServiceDeviceInfo(d, &di, &free_b, &why))
+				continue;
+			Datum		values[6];
+			bool		nulls[6] = {false, false, false, false, false, false};
+			char		cc[16];
+
+			snprintf(cc, sizeof(cc), "%d.%d", di.cc_major, di.cc_minor);
+			values[0] = Int32GetDatum(d);
+			values[1] = CStringGetTextDatum(di.name);
+			values[2] = CStringGetTextDatum(cc);
+			values[3] = Int32GetDatum(di.multiprocessors);
+			values[4] = Int64GetDatum((int64) di.total_memory);
+			values[5] = Int64GetDatum((int64) free_b);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			rows++;
+		}
+		if (rows == 0)
+			ereport(NOTICE,
+					(errmsg("no GPU is available"),
+					 errdetail("%s", why ? why : "The GPU service has not started its GPU yet.")));
+		return (Datum) 0;
+	}
 	n = pg_gpu_engine_devices(info, lengthof(info), &err);
 	if (n < 0)
 	{

@@ -576,6 +576,23 @@ pg_gpu_engine_devices(pg_gpu_device_info *out, int max, pg_gpu_error *err)
 	return n;
 }
 
+extern "C" int
+pg_gpu_engine_free_memory(uint64_t *free_bytes)
+{
+	size_t		fr = 0,
+				tot = 0;
+
+	if (g_init_state.load(std::memory_order_acquire) != kInitDone || g_init_status != PG_GPU_OK)
+		return 0;
+	if (cudaMemGetInfo(&fr, &tot) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	*free_bytes = fr;
+	return 1;
+}
+
 /*
  * Background registration: pinning gigabytes takes seconds on some hosts (about
  * 0.7 s/GB was measured in a VM), so a thread does it while queries copy pages

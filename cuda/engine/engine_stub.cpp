@@ -30,6 +30,7 @@ extern "C" pg_gpu_status pg_gpu_engine_init(pg_gpu_error *err) { return not_comp
 extern "C" int pg_gpu_engine_initialized(void) { return 0; }
 extern "C" int pg_gpu_engine_init_async(void) { return -1; }
 extern "C" void pg_gpu_engine_set_memory_limit(uint64_t) {}
+extern "C" int pg_gpu_engine_free_memory(uint64_t *) { return 0; }
 extern "C" uint64_t pg_gpu_engine_memory(uint64_t *cached) { *cached = 0; return 0; }
 extern "C" int pg_gpu_engine_healthy(void) { return 1; }
 

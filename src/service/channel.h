@@ -99,6 +99,8 @@ typedef struct SvcShared
 	pg_atomic_uint64 mem_in_use;	/* the engine's device bytes held by tasks */
 	pg_atomic_uint64 mem_cached;	/* ... and kept in its pool, after the last task */
 	char		gpu_message[256];	/* why there is no GPU */
+	pg_gpu_device_info dev_info;	/* its GPU, once gpu = 1 (pg_gpu_devices()) */
+	pg_atomic_uint64 free_memory;	/* the GPU's free bytes, refreshed by the watchdog */
 	int32		device;			/* this worker's place in PgGpuSvcDev */
 	pg_atomic_uint32 turn;		/* device 0's: whose turn ties go to */
 	char		device_name[64];	/* its CUDA_VISIBLE_DEVICES ("": unset) */

@@ -500,6 +500,26 @@ PgGpuServiceDevices(void)
 	return PgGpuSvc == NULL ? 0 : PgGpuSvcNdev;
 }
 
+bool
+PgGpuServiceDeviceInfo(int d, pg_gpu_device_info *info, uint64 *free_bytes, const char **why)
+{
+	SvcShared  *svc;
+
+	if (PgGpuSvc == NULL || d < 0 || d >= PgGpuSvcNdev)
+		return false;
+	svc = PgGpuSvcDev[d];
+	if (pg_atomic_read_u32(&svc->state) == SVC_DOWN || svc->gpu != 1)
+	{
+		if (svc->gpu == -1)
+			*why = svc->gpu_message;
+		return false;
+	}
+	pg_read_barrier();
+	*info = svc->dev_info;
+	*free_bytes = pg_atomic_read_u64(&svc->free_memory);
+	return true;
+}
+
 /* Whether GPU d's column cache has a live entry for req's table. */
 static bool
 svc_holds(int d, const CcRequest *req)

@@ -187,6 +187,7 @@ svc_shmem_init(SvcShared *svc, int dev)
 	pg_atomic_init_u64(&svc->mem_cached, 0);
 	pg_atomic_init_u32(&svc->restarts, 0);
 	pg_atomic_init_u32(&svc->turn, 0);
+	pg_atomic_init_u64(&svc->free_memory, 0);
 	svc->device = dev;
 	strlcpy(svc->device_name, svc_dev_env[dev], sizeof(svc->device_name));
 	svc->nchannels = Max(pg_gpu_service_tasks, 1);
@@ -357,6 +358,9 @@ svc_start_gpu(void)
 	INSTR_TIME_SUBTRACT(t1, t0);
 	PgGpuSvc->pool_dev = dev + (uint64) (start - astart);
 	PgGpuSvc->start_ms = INSTR_TIME_GET_MILLISEC(t1);
+	/* what pg_gpu_devices() shows, so that no backend starts CUDA to ask */
+	if (pg_gpu_engine_devices(&PgGpuSvc->dev_info, 1, &err) >= 1)
+		pg_atomic_write_u64(&PgGpuSvc->free_memory, PgGpuSvc->dev_info.free_memory);
 	pg_write_barrier();
 	PgGpuSvc->gpu = 1;
 	ereport(LOG, (errmsg("pg_gpu service: GPU ready in %.0f ms, %llu MB of shared buffers registered",
@@ -427,6 +431,7 @@ pg_gpu_service_main(Datum arg)
 	int			overdue = -1;
 	char		failed[64] = "";	/* a main thread step that threw: what */
 	const char *failed_in = NULL;
+	uint32		ticks = 0;
 
 	on_proc_exit(svc_hard_exit, (Datum) 0);
 
@@ -513,6 +518,14 @@ pg_gpu_service_main(Datum arg)
 		{
 			failed_in = "keeping the column cache";
 			break;
+		}
+		/* the GPU's free memory for pg_gpu_devices(), every 250 ms */
+		if (PgGpuSvc->gpu == 1 && ++ticks % 5 == 0)
+		{
+			uint64		free_b;
+
+			if (pg_gpu_engine_free_memory(&free_b))
+				pg_atomic_write_u64(&PgGpuSvc->free_memory, free_b);
 		}
 		if (ConfigReloadPending)
 		{

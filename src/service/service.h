@@ -57,6 +57,14 @@ int			PgGpuServiceDevices(void);
 void		PgGpuServiceOnlyDevice(int dev);
 
 /*
+ * Worker d's GPU as its worker saw it at start, and its free memory now
+ * (refreshed every 250 ms); false with *why (the worker's reason, or NULL:
+ * still starting) when it has none.
+ */
+bool		PgGpuServiceDeviceInfo(int d, pg_gpu_device_info *info, uint64 *free_bytes,
+								   const char **why);
+
+/*
  * A channel held across tasks: its key sets live in the service until it is
  * closed, and the tasks begun on it probe them.  NULL with err set when none
  * is free in time or the service is not running.
