@@ -147,13 +147,17 @@ svc_find_devices(void)
 	{
 		int			n = 0;
 
+		/*
+		 * How many, not which: CUDA numbers the GPUs a process can open from 0
+		 * (a container given /dev/nvidia3 alone sees it as device 0).
+		 */
 		for (int i = 0; i < 64; i++)
 		{
 			char		path[32];
 
 			snprintf(path, sizeof(path), "/dev/nvidia%d", i);
 			if (access(path, F_OK) == 0)
-				n = i + 1;
+				n++;
 		}
 		for (int i = 0; i < Min(n, PG_GPU_MAX_DEVICES); i++)
 			snprintf(svc_dev_env[PgGpuSvcNdev++], sizeof(svc_dev_env[0]), "%d", i);
