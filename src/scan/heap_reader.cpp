@@ -151,9 +151,14 @@ pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBu
 	if (rb && rb->bufs[blk] != InvalidBuffer &&
 		ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, rb->bufs[blk]))
 		return rb->bufs[blk];
-	if (rb)
+	if (rb && !RelationUsesLocalBuffers(rel))
 	{
-		/* another backend's scan may know (a new connection's first scan) */
+		/*
+		 * Another backend's scan may know (a new connection's first scan).
+		 * Shared buffers only: the hints are keyed by the file alone, which a
+		 * temporary table's does not tell from a permanent one's (the planner
+		 * keeps temporary tables off the GPU anyway).
+		 */
 		Buffer		h = PgGpuBufferHint(rb->hint_base, blk);
 
 		if (h != InvalidBuffer && h != rb->bufs[blk] &&
@@ -167,7 +172,8 @@ pin_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy, RecentBu
 	if (rb)
 	{
 		rb->bufs[blk] = b;
-		PgGpuBufferHintSet(rb->hint_base, blk, b);
+		if (!RelationUsesLocalBuffers(rel))
+			PgGpuBufferHintSet(rb->hint_base, blk, b);
 	}
 	return b;
 }
