@@ -35,22 +35,6 @@ extern "C" {
 #include "guard.h"
 #include "service/channel.h"
 
-/* The live entry of relid in this database (emulated or not) in cache cc, or -1. */
-static int
-cc_find(const CcShared *cc, Oid relid, bool emulate)
-{
-	for (int i = 0; cc && i < CC_ENTRIES; i++)
-	{
-		const CcEntry *e = &cc->e[i];
-
-		if (pg_atomic_read_u32((pg_atomic_uint32 *) &e->state) == CC_LIVE &&
-			e->key.db == MyDatabaseId && e->key.relid == relid &&
-			e->key.emulate == (emulate ? 1 : 0))
-			return i;
-	}
-	return -1;
-}
-
 /*
  * Wait for the GPU service to be ready for this session's cache fills: after
  * a fault it restarts (a second's pause, then CUDA and the buffer pool's
@@ -245,7 +229,7 @@ pg_gpu_cache_table_impl(FunctionCallInfo fcinfo)
 				PgGpuServiceOnlyDevice(-1);
 			}
 			PG_END_TRY();
-			if ((i = cc_find(PgGpuCcDev[d], relid, pg_gpu_emulate_gpu)) >= 0)
+			if ((i = cc_find_entry(PgGpuCcDev[d], MyDatabaseId, relid, pg_gpu_emulate_gpu)) >= 0)
 				got = (int64) pg_atomic_read_u64(&PgGpuCcDev[d]->e[i].blocks);
 			if (got == 0 && pg_atomic_read_u32(&svc->state) != SVC_DOWN &&
 				pg_atomic_read_u32(&svc->generation) == gen)

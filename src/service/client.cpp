@@ -524,20 +524,8 @@ PgGpuServiceDeviceInfo(int d, pg_gpu_device_info *info, uint64 *free_bytes, cons
 static bool
 svc_holds(int d, const CcRequest *req)
 {
-	const CcShared *cc = PgGpuCcDev[d];
-
-	if (req == NULL || !req->want || cc == NULL)
-		return false;
-	for (int i = 0; i < CC_ENTRIES; i++)
-	{
-		const CcEntry *e = &cc->e[i];
-
-		if (pg_atomic_read_u32((pg_atomic_uint32 *) &e->state) == CC_LIVE &&
-			e->key.db == req->key.db && e->key.relid == req->key.relid &&
-			e->key.emulate == req->key.emulate)
-			return true;
-	}
-	return false;
+	return req != NULL && req->want &&
+		cc_find_entry(PgGpuCcDev[d], req->key.db, req->key.relid, req->key.emulate != 0) >= 0;
 }
 
 /*
@@ -618,8 +606,11 @@ svc_claim(const CcRequest *req, SvcShared **svc_out)
 	}
 }
 
-/* A channel claimed for this backend, or NULL with err set. */
-SvcClient *
+/*
+ * A channel claimed for this backend on the least busy GPU (one that holds
+ * req's table in its column cache counts as less busy), or NULL with err set.
+ */
+static SvcClient *
 svc_open_client(bool held, const CcRequest *req, pg_gpu_error *err)
 {
 	SvcClient  *c;

@@ -37,13 +37,6 @@ typedef struct SvcClient
 	struct SvcClient *next;		/* this backend's open handles */
 } SvcClient;
 
-/*
- * A channel claimed for this backend on the least busy GPU (one that holds
- * req's table in its column cache counts as less busy), or NULL with err set.
- */
-struct CcRequest;
-SvcClient  *svc_open_client(bool held, const struct CcRequest *req, pg_gpu_error *err);
-
 /* Wait for the pending answer; false when the service stopped first. */
 bool		svc_wait_answer(SvcClient *c, bool interruptible);
 

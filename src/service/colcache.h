@@ -124,6 +124,21 @@ cc_vm_lsn(const CcEntry *e, uint32 v)
 	return v < e->nvm ? pg_atomic_read_u64(&PgGpuCcDev[e->dev]->lsn[e->lsn_off + v]) : 0;
 }
 
+/* The live entry of a table (db, relid, emulated or not) in cache cc, or -1. */
+static inline int
+cc_find_entry(const CcShared *cc, Oid db, Oid relid, bool emulate)
+{
+	for (int i = 0; cc && i < CC_ENTRIES; i++)
+	{
+		const CcEntry *e = &cc->e[i];
+
+		if (pg_atomic_read_u32((pg_atomic_uint32 *) &e->state) == CC_LIVE &&
+			e->key.db == db && e->key.relid == relid && e->key.emulate == (emulate ? 1 : 0))
+			return i;
+	}
+	return -1;
+}
+
 /* shared memory; at the service's start, every entry goes (its memory did) */
 Size		PgGpuCcShmemSize(void);
 void		PgGpuCcShmemInit(void *mem, int dev);
