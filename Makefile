@@ -64,7 +64,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 # Goals that run scripts (which install what is missing, then call make again)
 # work before PostgreSQL's headers are there; building does not.
-SCRIPT_GOALS = deps test demo demo-stop deb fuzz cachecheck pgcheck gpucheck ssb tpch tpchgen bench installcheck
+SCRIPT_GOALS = deps test demo demo-stop deb fuzz cachecheck pgcheck gpucheck ssb tpch tpchgen bench installcheck shardcheck shard
 ifeq ($(PGXS),)
 ifneq ($(filter-out $(SCRIPT_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(error pg_gpu: no PostgreSQL 15 pg_config at '$(PG_CONFIG)': install postgresql-server-dev-15 (make deps) or give PG_CONFIG=/path/to/pg_config)
@@ -105,7 +105,7 @@ test/engine_test: $(TEST_SRCS) $(TEST_H) $(HOST_OBJS) $(ENGINE_LIB)
 	$(CXX) -std=c++17 -O2 -DPG_GPU_NO_CUDA -Icuda -x c++ $(TEST_SRCS) -x none $(HOST_OBJS) $(ENGINE_LIB) -o $@
 endif
 
-.PHONY: deps test unittest installcheck gpucheck pgcheck demo demo-stop bench fuzz cachecheck ssb tpch tpchgen deb
+.PHONY: deps test unittest installcheck gpucheck pgcheck demo demo-stop bench fuzz cachecheck ssb tpch tpchgen deb shardcheck shard
 deps:
 	@scripts/deps.sh
 
@@ -179,6 +179,17 @@ fuzz:
 # answer against PostgreSQL's in the same snapshot (scripts/cache_writers.py)
 cachecheck:
 	python3 scripts/cache_writers.py $(CACHECHECK_ARGS)
+
+# Sharded PostgreSQL (scripts/shard.sh): a coordinator and 2 postgres_fdw shards on
+# throwaway clusters, SSB at scale factor 0.05, every answer against one plain
+# PostgreSQL's, each shard's pg_gpu_stats proving GpuAgg ran there (emulated and
+# forced without a GPU; about 15 s).  `make shard SHARD_ARGS="--engine both --sf 10
+# --reps 3 --gpus 0,1"` for the benchmark (Citus too once scripts/citus_build.sh ran).
+shardcheck:
+	scripts/shard.sh --engine fdw --shards 2 --sf 0.05
+
+shard:
+	scripts/shard.sh $(SHARD_ARGS)
 
 # The suite against a running server that preloads pg_gpu (libpq variables); as
 # root it runs as 'postgres' (scripts/installcheck.sh), results in tmp/regress/.

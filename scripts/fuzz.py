@@ -367,11 +367,14 @@ def read_log_since(server):
 class OwnCluster:
     """initdb + pg_ctl under a temporary directory, as 'postgres' when we are root."""
 
-    def __init__(self, keep=False):
+    def __init__(self, keep=False, preload="pg_gpu", conf="", env=None, prefix="pg_gpu_fuzz."):
+        # preload: shared_preload_libraries; conf: more postgresql.conf lines;
+        # env: more environment for the postmaster (CUDA_VISIBLE_DEVICES)
         self.keep = keep
+        self.preload, self.conf, self.env = preload, conf, env
         self.bindir = pg_bindir()
         self.root = os.geteuid() == 0
-        self.base = tempfile.mkdtemp(prefix="pg_gpu_fuzz.")
+        self.base = tempfile.mkdtemp(prefix=prefix)
         os.chmod(self.base, 0o755)
         self.data = os.path.join(self.base, "data")
         self.log = os.path.join(self.base, "server.log")
@@ -407,7 +410,7 @@ class OwnCluster:
         with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
             f.write("""
 # pg_gpu fuzz
-shared_preload_libraries = 'pg_gpu'
+shared_preload_libraries = '%s'
 listen_addresses = ''
 unix_socket_directories = '%s'
 port = %d
@@ -423,9 +426,12 @@ jit = off
 lc_messages = 'C'
 log_min_messages = warning
 log_line_prefix = '%%m [%%p] '
-""" % (self.base, self.port))
-        r = self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-l", self.log,
-                       "-w", "-t", "120", "start"])
+""" % (self.preload, self.base, self.port) + self.conf + "\n")
+        pg_ctl = [os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-l", self.log,
+                  "-w", "-t", "120", "start"]
+        if self.env:
+            pg_ctl = ["env"] + ["%s=%s" % kv for kv in self.env.items()] + pg_ctl
+        r = self._run(pg_ctl)
         if r.returncode != 0:
             tail = open(self.log).read()[-3000:] if os.path.exists(self.log) else ""
             sys.exit("fuzz: pg_ctl start failed:\n" + r.stdout + r.stderr + tail)

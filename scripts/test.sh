@@ -7,7 +7,8 @@
 # (plain, with the engine emulated on the CPU, and emulated with every aggregation
 # through the GPU service; after each, the off/forced halves compared); PostgreSQL's own regression files off vs forced (pgcheck); 300 random
 # differential queries with a new seed (fuzz); the column cache read while writers
-# change its table (cachechk); the Debian package built, installed and tested (deb).
+# change its table (cachechk); SSB over a coordinator and 2 postgres_fdw shards
+# against one plain PostgreSQL (shardchk); the Debian package built, installed and tested (deb).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=tmp/test-logs
@@ -73,6 +74,7 @@ stage regress '^regress: ' scripts/regress.sh
 stage pgcheck '^pgcheck: [0-9]+ files' scripts/pgcheck.sh
 stage fuzz '^fuzz: seed [0-9]+, ' python3 scripts/fuzz.py --queries 300
 stage cachechk '^cachecheck: seed [0-9]+, ' python3 scripts/cache_writers.py --seconds 20
+stage shardchk '^shardcheck: ' scripts/shard.sh --engine fdw --shards 2 --sf 0.05
 # the Debian package: built, installed, the regression suite against it (needs
 # root or sudo for apt)
 if [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; then

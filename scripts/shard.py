@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""
+make shardcheck / scripts/shard.sh — pg_gpu on every node of a sharded PostgreSQL.
+
+A coordinator and N shard servers on this machine, each its own throwaway cluster
+(initdb under /tmp, as the user postgres when run as root).  The Star Schema
+Benchmark (bench/ssb/ssb.py's generator) is distributed by the fact table's key
+(lo_orderkey % N) with the dimensions copied to every shard, and its 13 queries run
+through the coordinator; each answer is compared with PostgreSQL's on one plain
+database that holds all the data (the coordinator's database "single", where pg_gpu
+is not loaded).  Every shard preloads pg_gpu; its GPU service takes the GPU named for
+it (--gpus: CUDA_VISIBLE_DEVICES of that cluster's postmaster).
+
+Engines (--engine):
+  fdw    PostgreSQL's postgres_fdw.  Each shard has a view lineorder_flat (the fact
+         table joined with its four dimensions); the coordinator imports it as a
+         foreign table per shard (schema s1, s2, ...).  PostgreSQL 15 pushes a
+         whole aggregate to a foreign server but no partial one, so a query over
+         every shard is written as the union of one aggregate per shard, combined
+         on the coordinator (sum of sums); the servers are async_capable, so the
+         shards run at once.  This script writes that form from each SSB query.
+  citus  Citus (scripts/citus_build.sh), when its extension is installed: the fact
+         table distributed by lo_orderkey, the dimensions reference tables, the
+         queries unchanged; Citus sends each shard's part to its worker as SQL.
+
+Checks, per query: the answer equals single-node PostgreSQL's, and on every shard
+GpuAgg ran (pg_gpu_stats: a GPU or emulated run more) with no fallback.  --emulate
+(CI, no GPU) runs the shards' engine on the CPU; --force plans the GPU paths whatever
+their cost.  --reps N also times each query (median of N): single-node PostgreSQL
+with 8 workers, the sharded cluster with pg_gpu, and the same cluster without it
+(pg_gpu.enabled = off on the shards' connections).
+
+  scripts/shard.py [--engine fdw|citus|both] [--shards 2] [--sf 0.05] [--emulate]
+                   [--force] [--gpus 0,1] [--reps 0] [--queries Q1.1,Q2.1]
+                   [--shared-buffers 256MB] [--out DIR] [--keep]
+"""
+import argparse
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "bench", "ssb"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from fuzz import OwnCluster, PgConn, pg_bindir  # noqa: E402
+import ssb  # noqa: E402  (bench/ssb/ssb.py: the generator and the 13 queries)
+
+DB = "ssb"
+SINGLE = "single"
+DIMS = ["date", "customer", "supplier", "part"]
+FLAT_VIEW = ("CREATE VIEW lineorder_flat AS SELECT * FROM lineorder "
+             "JOIN date ON lo_orderdate = d_datekey JOIN customer ON lo_custkey = c_custkey "
+             "JOIN supplier ON lo_suppkey = s_suppkey JOIN part ON lo_partkey = p_partkey")
+
+
+def die(msg):
+    sys.exit("shard: " + msg)
+
+
+def conn(srv, db):
+    return PgConn(srv.host, srv.port, srv.user, db, app="pg_gpu_shard")
+
+
+def run(srv, db, sql):
+    """Each ;-separated statement of sql on a new connection; stops at an error."""
+    c = conn(srv, db)
+    try:
+        r = c.query(sql, timeout=3600)
+        if r.error:
+            die("%s (port %d, %s): %s\n  in: %s" % (r.error.get("C"), srv.port, db,
+                                                    r.error.get("M"), sql[:300]))
+        return r.rows
+    finally:
+        c.close()
+
+
+def parallel(jobs):
+    """jobs: (server, db, sql) run side by side."""
+    errs = []
+
+    def one(j):
+        try:
+            run(*j)
+        except SystemExit as e:
+            errs.append(str(e))
+    ts = [threading.Thread(target=one, args=(j,)) for j in jobs]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if errs:
+        die(errs[0])
+
+
+def chunks(n, k):
+    step = max(1, (n + k - 1) // k)
+    return [(lo, min(n, lo + step - 1)) for lo in range(1, n + 1, step)]
+
+
+def load_ssb(targets, sf, procs):
+    """
+    Generate SSB into each (server, db, part, nparts): the dimensions whole, the fact
+    table's orders o with o % nparts = part (all when nparts is 1), side by side.
+    """
+    n = ssb.sizes(sf)
+    schema = open(os.path.join(ROOT, "bench", "ssb", "schema.sql")).read() + \
+        open(os.path.join(ROOT, "bench", "ssb", "generate.sql")).read()
+    for srv, db, _, _ in targets:
+        run(srv, db, schema)
+    dims = []
+    facts = []
+    for srv, db, part, nparts in targets:
+        dims.append((srv, db, ssb.DATE_SQL))
+        dims += [(srv, db, ssb.PARTY_SQL.format(t="customer", name="Customer", lo=lo, hi=hi,
+                                                extra=ssb.SEGMENT))
+                 for lo, hi in chunks(n["customer"], 2)]
+        dims.append((srv, db, ssb.PARTY_SQL.format(t="supplier", name="Supplier", lo=1,
+                                                   hi=n["supplier"], extra="")))
+        dims += [(srv, db, ssb.PART_SQL.format(lo=lo, hi=hi)) for lo, hi in chunks(n["part"], 2)]
+        where = "" if nparts == 1 else " WHERE o %% %d = %d" % (nparts, part)
+        for lo, hi in chunks(n["orders"], max(1, procs // len(targets))):
+            sql = ssb.LINEORDER_SQL.format(lo=lo, hi=hi, ncust=n["customer"],
+                                           nsupp=n["supplier"], npart=n["part"]).rstrip()
+            facts.append((srv, db, sql.rstrip(";") + where + ";"))
+    parallel(dims)
+    parallel(facts)
+    parallel([(srv, db, "VACUUM ANALYZE date, customer, supplier, part, lineorder")
+              for srv, db, _, _ in targets])
+
+
+# ---- the queries as the postgres_fdw coordinator runs them -------------------------
+
+def split_top(s, sep=","):
+    """s split at sep outside parentheses and quotes."""
+    out, depth, cur, q = [], 0, "", False
+    for ch in s:
+        if ch == "'":
+            q = not q
+        elif not q and ch == "(":
+            depth += 1
+        elif not q and ch == ")":
+            depth -= 1
+        if ch == sep and depth == 0 and not q:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def fdw_query(q, schemas):
+    """
+    An SSB query over every shard: one aggregate per shard over its flat view (which
+    postgres_fdw sends whole), then the sums of their sums.  Every SSB aggregate is a
+    sum; the join conditions (lo_x = dimension key) are the view's.
+    """
+    m = re.match(r"SELECT (.*?) FROM (.*?) WHERE (.*?)(?: GROUP BY (.*?))?(?: ORDER BY (.*))?$",
+                 q, re.S)
+    if not m:
+        die("cannot split the query: " + q)
+    items, _, where, group, order = m.groups()
+    where = re.sub(r"\blo_\w+ = [cdsp]_\w+ AND ", "", where)
+    if re.search(r"\blo_\w+ = [cdsp]_\w+", where):
+        die("a join condition left in: " + where)
+    keys, aggs, outer = [], [], []
+    for it in split_top(items):
+        a = re.match(r"(sum\(.*\))(?: AS (\w+))?$", it, re.S)
+        if a:
+            name = "a%d" % len(aggs)
+            aggs.append("%s AS %s" % (a.group(1), name))
+            outer.append("sum(%s)%s" % (name, " AS " + a.group(2) if a.group(2) else ""))
+        else:
+            if not re.match(r"\w+$", it):
+                die("not a column or a sum: " + it)
+            keys.append(it)
+            outer.append(it)
+    inner = []
+    for s in schemas:
+        b = "SELECT %s FROM %s.lineorder_flat WHERE %s" % (", ".join(keys + aggs), s, where)
+        if group:
+            b += " GROUP BY " + group
+        inner.append(b)
+    sql = "SELECT %s FROM (%s) per_shard" % (", ".join(outer), " UNION ALL ".join(inner))
+    if group:
+        sql += " GROUP BY " + group
+    if order:
+        sql += " ORDER BY " + order
+    return sql
+
+
+# ---- the clusters ------------------------------------------------------------------
+
+def have_citus():
+    share = subprocess.run([os.path.join(pg_bindir(), "pg_config"), "--sharedir"],
+                           capture_output=True, text=True).stdout.strip()
+    return os.path.exists(os.path.join(share, "extension", "citus.control"))
+
+
+def base_conf(a):
+    return ("shared_buffers = %s\nmax_connections = 100\nmax_parallel_workers_per_gather = 8\n"
+            "max_prepared_transactions = 20\nwork_mem = 256MB\n" % a.shared_buffers)
+
+
+def shard_conf(a):
+    c = base_conf(a)
+    if a.emulate:
+        c += "pg_gpu.emulate_gpu = on\npg_gpu.table_cache_size = 0\n"
+    if a.force:
+        c += "pg_gpu.force = on\n"
+    return c
+
+
+def gpu_runs(srv):
+    """GpuAgg's runs (on the GPU or emulated) and fallbacks on a shard so far."""
+    r = run(srv, DB, "SELECT gpu_executions + emulated_runs, cpu_fallbacks FROM pg_gpu_stats "
+                     "WHERE node = 'GpuAgg'")
+    return int(r[0][0]), int(r[0][1])
+
+
+def answer(srv, db, sql, settings=()):
+    c = conn(srv, db)
+    try:
+        for s in settings:
+            c.query("SET " + s)
+        r = c.query(sql, timeout=3600)
+        if r.error:
+            return ["ERROR %s: %s" % (r.error.get("C"), r.error.get("M"))], r.seconds
+        return ["|".join("" if v is None else v for v in row) for row in r.rows], r.seconds
+    finally:
+        c.close()
+
+
+def timed(srv, db, sql, reps, settings=()):
+    answer(srv, db, sql, settings)         # warm: pages in shared buffers
+    return statistics.median(answer(srv, db, sql, settings)[1] * 1000 for _ in range(reps))
+
+
+def setup_fdw(coord, shards, n):
+    """postgres_fdw: per shard, a schema of its flat view with pg_gpu (sI) and without (sI_cpu)."""
+    stmts = ["CREATE EXTENSION IF NOT EXISTS postgres_fdw"]
+    for i, s in enumerate(shards, 1):
+        for suffix, opts in (("", ""), ("_cpu", ", options '-c pg_gpu.enabled=off'")):
+            name = "s%d%s" % (i, suffix)
+            stmts += [
+                "CREATE SERVER %s FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '%s', "
+                "port '%d', dbname '%s', async_capable 'true', fetch_size '10000'%s)"
+                % (name, s.host, s.port, DB, opts),
+                "CREATE USER MAPPING FOR CURRENT_USER SERVER %s OPTIONS (user '%s')"
+                % (name, s.user),
+                "CREATE SCHEMA %s" % name,
+                "IMPORT FOREIGN SCHEMA public LIMIT TO (lineorder_flat) FROM SERVER %s INTO %s"
+                % (name, name)]
+    run(coord, DB, ";\n".join(stmts))
+
+
+def setup_citus(coord, shards, n):
+    run(coord, DB, "CREATE EXTENSION citus")
+    run(coord, DB, "SELECT citus_set_coordinator_host('%s', %d)" % (coord.host, coord.port))
+    for s in shards:
+        run(s, DB, "CREATE EXTENSION citus")
+        run(coord, DB, "SELECT citus_add_node('%s', %d)" % (s.host, s.port))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default="fdw", choices=["fdw", "citus", "both"])
+    ap.add_argument("--shards", type=int, default=2)
+    ap.add_argument("--sf", type=float, default=0.05)
+    ap.add_argument("--emulate", action="store_true", help="the shards' engine on the CPU")
+    ap.add_argument("--force", action="store_true", help="pg_gpu.force on the shards")
+    ap.add_argument("--gpus", default="", help="GPUs for the shards in turn (CUDA_VISIBLE_DEVICES)")
+    ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
+    ap.add_argument("--queries", default=",".join(ssb.Q))
+    ap.add_argument("--shared-buffers", default="256MB")
+    ap.add_argument("--procs", type=int, default=4, help="generating sessions in all")
+    ap.add_argument("--out", default=os.environ.get("OUT", ""))
+    ap.add_argument("--keep", action="store_true", help="leave the clusters running")
+    a = ap.parse_args()
+
+    engines = ["fdw", "citus"] if a.engine == "both" else [a.engine]
+    if "citus" in engines and not have_citus():
+        if a.engine == "citus":
+            die("the citus extension is not installed (scripts/citus_build.sh)")
+        print("shard: citus not installed (scripts/citus_build.sh): postgres_fdw only", flush=True)
+        engines = ["fdw"]
+    gpus = [g for g in a.gpus.split(",") if g != ""]
+    lines = []
+
+    def pr(s=""):
+        print(s, flush=True)
+        lines.append(s)
+
+    failures = 0
+    for engine in engines:
+        t0 = time.time()
+        pre = "citus" if engine == "citus" else ""
+        coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
+        shards = []
+        for i in range(a.shards):
+            env = {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)]} if gpus else None
+            shards.append(OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","),
+                                     conf=shard_conf(a), env=env,
+                                     prefix="pg_gpu_shard%d." % (i + 1)))
+        servers = [coord] + shards
+        try:
+            for s in servers:
+                s.start()
+            run(coord, "postgres", "CREATE DATABASE %s" % DB)
+            run(coord, "postgres", "CREATE DATABASE %s" % SINGLE)
+            for s in shards:
+                run(s, "postgres", "CREATE DATABASE %s" % DB)
+            if engine == "fdw":
+                targets = [(coord, SINGLE, 0, 1)] + [(s, DB, i, a.shards) for i, s in enumerate(shards)]
+                load_ssb(targets, a.sf, a.procs)
+                for s in shards:
+                    run(s, DB, "CREATE EXTENSION pg_gpu; " + FLAT_VIEW)
+                setup_fdw(coord, shards, a.shards)
+                schemas = ["s%d" % (i + 1) for i in range(a.shards)]
+                sharded = {q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q}
+                nogpu = {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}
+            else:
+                load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs)
+                for s in shards:
+                    run(s, DB, "CREATE EXTENSION pg_gpu")
+                setup_citus(coord, shards, a.shards)
+                die("citus: not built yet")
+            load_s = time.time() - t0
+            pr("## %s: a coordinator and %d shards, SSB scale factor %g — %s" %
+               ("postgres_fdw" if engine == "fdw" else "Citus", a.shards, a.sf,
+                time.strftime("%Y-%m-%d")))
+            pr()
+            pr("Shards: pg_gpu %s%s%s; set up and loaded in %.0f s." % (
+                "emulated on the CPU" if a.emulate else "on the GPU",
+                ", forced" if a.force else ", default costs",
+                (", GPUs " + ",".join(gpus[i % len(gpus)] for i in range(a.shards))) if gpus else "",
+                load_s))
+            pr()
+            if a.reps:
+                pr("| query | PG 8 workers ms | sharded, pg_gpu ms | sharded, no pg_gpu ms "
+                   "| vs PG | vs no pg_gpu | answers | GPU on every shard |")
+                pr("|---|---|---|---|---|---|---|---|")
+            else:
+                pr("| query | answers | GPU on every shard |")
+                pr("|---|---|---|")
+            ok_ans = ok_gpu = 0
+            r_pg, r_cpu = [], []
+            names = a.queries.split(",")
+            for q in names:
+                want, _ = answer(coord, SINGLE, ssb.Q[q], ["max_parallel_workers_per_gather = 8"])
+                before = [gpu_runs(s) for s in shards]
+                got, _ = answer(coord, DB, sharded[q])
+                after = [gpu_runs(s) for s in shards]
+                same = (want == got or sorted(want) == sorted(got)) and \
+                    not any(x.startswith("ERROR") for x in want + got)
+                ran = all(b[0] > a0[0] for a0, b in zip(before, after))
+                fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
+                gpu_ok = ran and (fell == 0 or not a.force)
+                ok_ans += same
+                ok_gpu += gpu_ok
+                if not same:
+                    pr("<!-- %s: want %s got %s -->" % (q, want[:5], got[:5]))
+                verdict = ("same (%d rows)" % len(want)) if same else "**DIFFERENT**"
+                gpu_txt = "yes" if gpu_ok else ("no (fallbacks %d)" % fell if ran else "no")
+                if a.reps:
+                    t_pg = timed(coord, SINGLE, ssb.Q[q], a.reps, ["max_parallel_workers_per_gather = 8"])
+                    t_sh = timed(coord, DB, sharded[q], a.reps)
+                    t_cpu = timed(coord, DB, nogpu[q], a.reps)
+                    r_pg.append(t_pg / t_sh)
+                    r_cpu.append(t_cpu / t_sh)
+                    pr("| %s | %.1f | %.1f | %.1f | %.2f× | %.2f× | %s | %s |" % (
+                        q, t_pg, t_sh, t_cpu, t_pg / t_sh, t_cpu / t_sh,
+                        verdict, gpu_txt))
+                else:
+                    pr("| %s | %s | %s |" % (q, verdict, gpu_txt))
+            if a.reps:
+                g = lambda r: math.exp(sum(math.log(x) for x in r) / len(r))  # noqa: E731
+                pr()
+                pr("Geometric mean: %.2f× PostgreSQL's 8 workers on one node, %.2f× the same "
+                   "shards without pg_gpu." % (g(r_pg), g(r_cpu)))
+            pr()
+            summary = ("shardcheck: %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
+                       "GpuAgg ran on every shard %d/%d" % (engine, a.shards, a.sf, len(names),
+                                                            ok_ans, len(names), ok_gpu, len(names)))
+            pr(summary)
+            failures += (len(names) - ok_ans) + (len(names) - ok_gpu)
+        finally:
+            if a.out:
+                for i, s in enumerate(shards):
+                    if os.path.exists(s.log):
+                        shutil.copy(s.log, os.path.join(a.out, "%s-shard%d.log" % (engine, i + 1)))
+            if not a.keep:
+                for s in servers:
+                    s.stop()
+            else:
+                print("shard: kept: " + ", ".join("%s port %d" % (s.base, s.port) for s in servers))
+    if a.out:
+        with open(os.path.join(a.out, "shard_results.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
