@@ -240,7 +240,8 @@ def answer(srv, db, sql, settings=()):
 
 
 def timed(srv, db, sql, reps, settings=()):
-    answer(srv, db, sql, settings)         # warm: pages in shared buffers
+    # no warm-up run of its own: each query's answers were taken just before, reading
+    # the same pages
     return statistics.median(answer(srv, db, sql, settings)[1] * 1000 for _ in range(reps))
 
 
