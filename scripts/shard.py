@@ -105,7 +105,7 @@ def chunks(n, k):
     return [(lo, min(n, lo + step - 1)) for lo in range(1, n + 1, step)]
 
 
-def load_ssb(targets, sf, procs):
+def load_ssb(targets, sf, procs, tables=True):
     """
     Generate SSB into each (server, db, part, nparts): the dimensions whole, the fact
     table's orders o with o % nparts = part (all when nparts is 1), side by side.
@@ -113,6 +113,8 @@ def load_ssb(targets, sf, procs):
     n = ssb.sizes(sf)
     schema = open(os.path.join(ROOT, "bench", "ssb", "schema.sql")).read() + \
         open(os.path.join(ROOT, "bench", "ssb", "generate.sql")).read()
+    if not tables:             # created already (Citus): the generator's functions only
+        schema = open(os.path.join(ROOT, "bench", "ssb", "generate.sql")).read()
     for srv, db, _, _ in targets:
         run(srv, db, schema)
     dims = []
@@ -263,12 +265,17 @@ def setup_fdw(coord, shards, n):
     run(coord, DB, ";\n".join(stmts))
 
 
-def setup_citus(coord, shards, n):
+def setup_citus(coord, shards, shard_count):
+    """Citus: the workers added, the dimensions reference tables, the fact table distributed."""
     run(coord, DB, "CREATE EXTENSION citus")
     run(coord, DB, "SELECT citus_set_coordinator_host('%s', %d)" % (coord.host, coord.port))
     for s in shards:
         run(s, DB, "CREATE EXTENSION citus")
         run(coord, DB, "SELECT citus_add_node('%s', %d)" % (s.host, s.port))
+    run(coord, DB, open(os.path.join(ROOT, "bench", "ssb", "schema.sql")).read())
+    run(coord, DB, "; ".join("SELECT create_reference_table('%s')" % t for t in DIMS) +
+        "; SELECT create_distributed_table('lineorder', 'lo_orderkey', shard_count => %d)"
+        % shard_count)
 
 
 def main():
@@ -282,6 +289,8 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
     ap.add_argument("--queries", default=",".join(ssb.Q))
     ap.add_argument("--shared-buffers", default="256MB")
+    ap.add_argument("--citus-shards", type=int, default=0,
+                    help="Citus: the fact table's shards (default 4 per worker)")
     ap.add_argument("--procs", type=int, default=4, help="generating sessions in all")
     ap.add_argument("--out", default=os.environ.get("OUT", ""))
     ap.add_argument("--keep", action="store_true", help="leave the clusters running")
@@ -329,11 +338,15 @@ def main():
                 sharded = {q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q}
                 nogpu = {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}
             else:
-                load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs)
                 for s in shards:
                     run(s, DB, "CREATE EXTENSION pg_gpu")
-                setup_citus(coord, shards, a.shards)
-                die("citus: not built yet")
+                setup_citus(coord, shards, a.citus_shards or 4 * a.shards)
+                load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs // 2)
+                load_ssb([(coord, DB, 0, 1)], a.sf, a.procs // 2, tables=False)
+                sharded = dict(ssb.Q)
+                # SET LOCAL travels to the workers' connections of the transaction
+                nogpu = {q: "BEGIN; SET LOCAL citus.propagate_set_commands = 'local'; "
+                            "SET LOCAL pg_gpu.enabled = off; %s; COMMIT" % ssb.Q[q] for q in ssb.Q}
             load_s = time.time() - t0
             pr("## %s: a coordinator and %d shards, SSB scale factor %g — %s" %
                ("postgres_fdw" if engine == "fdw" else "Citus", a.shards, a.sf,
@@ -374,7 +387,10 @@ def main():
                 if a.reps:
                     t_pg = timed(coord, SINGLE, ssb.Q[q], a.reps, ["max_parallel_workers_per_gather = 8"])
                     t_sh = timed(coord, DB, sharded[q], a.reps)
+                    before = [gpu_runs(s) for s in shards]
                     t_cpu = timed(coord, DB, nogpu[q], a.reps)
+                    if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s) for s in shards])):
+                        die("%s: the run without pg_gpu used the GPU" % q)
                     r_pg.append(t_pg / t_sh)
                     r_cpu.append(t_cpu / t_sh)
                     pr("| %s | %.1f | %.1f | %.1f | %.2f× | %.2f× | %s | %s |" % (
@@ -396,8 +412,10 @@ def main():
         finally:
             if a.out:
                 for i, s in enumerate(shards):
-                    if os.path.exists(s.log):
+                    try:
                         shutil.copy(s.log, os.path.join(a.out, "%s-shard%d.log" % (engine, i + 1)))
+                    except OSError:
+                        pass
             if not a.keep:
                 for s in servers:
                     s.stop()
