@@ -218,7 +218,7 @@ def shard_conf(a):
         c += "pg_gpu.emulate_gpu = on\npg_gpu.table_cache_size = 0\n"
     if a.force:
         c += "pg_gpu.force = on\n"
-    return c
+    return c + a.shard_conf.replace("\\n", "\n") + "\n"
 
 
 def gpu_runs(srv):
@@ -229,11 +229,19 @@ def gpu_runs(srv):
 
 
 def answer(srv, db, sql, settings=()):
+    """sql's rows as text lines and its seconds; settings: SET first (or, starting
+    with BEGIN, SET or COMMIT, statements run as they are, around it)."""
     c = conn(srv, db)
     try:
+        post = []
         for s in settings:
-            c.query("SET " + s)
+            if s == "COMMIT":
+                post.append(s)
+            else:
+                c.query(s if s.startswith(("BEGIN", "SET ")) else "SET " + s)
         r = c.query(sql, timeout=3600)
+        for s in post:
+            c.query(s)
         if r.error:
             return ["ERROR %s: %s" % (r.error.get("C"), r.error.get("M"))], r.seconds
         return ["|".join("" if v is None else v for v in row) for row in r.rows], r.seconds
@@ -244,7 +252,13 @@ def answer(srv, db, sql, settings=()):
 def timed(srv, db, sql, reps, settings=()):
     # no warm-up run of its own: each query's answers were taken just before, reading
     # the same pages
-    return statistics.median(answer(srv, db, sql, settings)[1] * 1000 for _ in range(reps))
+    ms = []
+    for _ in range(reps):
+        rows, sec = answer(srv, db, sql, settings)
+        if rows and rows[0].startswith("ERROR"):
+            die("timing failed: %s\n  in: %s" % (rows[0], sql[:300]))
+        ms.append(sec * 1000)
+    return statistics.median(ms)
 
 
 def setup_fdw(coord, shards, n):
@@ -289,6 +303,8 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
     ap.add_argument("--queries", default=",".join(ssb.Q))
     ap.add_argument("--shared-buffers", default="256MB")
+    ap.add_argument("--rounds", type=int, default=1, help="check every answer N times")
+    ap.add_argument("--shard-conf", default="", help="more postgresql.conf lines for the shards")
     ap.add_argument("--citus-shards", type=int, default=0,
                     help="Citus: the fact table's shards (default 4 per worker)")
     ap.add_argument("--procs", type=int, default=4, help="generating sessions in all")
@@ -337,6 +353,7 @@ def main():
                 schemas = ["s%d" % (i + 1) for i in range(a.shards)]
                 sharded = {q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q}
                 nogpu = {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}
+                nogpu_set = []
             else:
                 for s in shards:
                     run(s, DB, "CREATE EXTENSION pg_gpu")
@@ -345,8 +362,9 @@ def main():
                 load_ssb([(coord, DB, 0, 1)], a.sf, a.procs // 2, tables=False)
                 sharded = dict(ssb.Q)
                 # SET LOCAL travels to the workers' connections of the transaction
-                nogpu = {q: "BEGIN; SET LOCAL citus.propagate_set_commands = 'local'; "
-                            "SET LOCAL pg_gpu.enabled = off; %s; COMMIT" % ssb.Q[q] for q in ssb.Q}
+                nogpu = dict(ssb.Q)
+                nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
+                             "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
             load_s = time.time() - t0
             pr("## %s: a coordinator and %d shards, SSB scale factor %g — %s" %
                ("postgres_fdw" if engine == "fdw" else "Citus", a.shards, a.sf,
@@ -367,7 +385,7 @@ def main():
                 pr("|---|---|---|")
             ok_ans = ok_gpu = 0
             r_pg, r_cpu = [], []
-            names = a.queries.split(",")
+            names = a.queries.split(",") * a.rounds
             for q in names:
                 want, _ = answer(coord, SINGLE, ssb.Q[q], ["max_parallel_workers_per_gather = 8"])
                 before = [gpu_runs(s) for s in shards]
@@ -388,7 +406,7 @@ def main():
                     t_pg = timed(coord, SINGLE, ssb.Q[q], a.reps, ["max_parallel_workers_per_gather = 8"])
                     t_sh = timed(coord, DB, sharded[q], a.reps)
                     before = [gpu_runs(s) for s in shards]
-                    t_cpu = timed(coord, DB, nogpu[q], a.reps)
+                    t_cpu = timed(coord, DB, nogpu[q], a.reps, nogpu_set)
                     if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s) for s in shards])):
                         die("%s: the run without pg_gpu used the GPU" % q)
                     r_pg.append(t_pg / t_sh)
