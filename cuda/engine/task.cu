@@ -100,6 +100,7 @@ agg_setup(gpu_agg *agg, pg_gpu_error *err)
 	PG_GPU_TRY(err, cudaStreamSynchronize(agg->main_stream));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->first_start));
 	PG_GPU_TRY(err, cudaEventCreate(&agg->last_done));
+	PG_GPU_TRY(err, cudaEventCreateWithFlags(&agg->reserved, cudaEventDisableTiming));
 
 	size_t		refs_bytes = sizeof(pg_gpu_page_ref) * agg->capacity;
 	size_t		vis_bytes = sizeof(uint32_t) * PG_GPU_VIS_WORDS * agg->capacity;
@@ -298,6 +299,18 @@ gpu_submit(pg_gpu_agg *a, int slot, int npages, int nvis, pg_gpu_error *err)
 		tuples += s.h_refs[p].nlp;
 	if (agg->op->reserve && (st = agg->op->reserve(agg, tuples, npages, err)) != PG_GPU_OK)
 		return st;
+	/*
+	 * What the reserve step queued on the thread's default stream (a counter
+	 * reset by cudaMemset, a table rehashed) must be done before this chunk's
+	 * kernels run on the slot's non-blocking stream, which does not wait for
+	 * that stream by itself: with other tasks keeping the GPU busy, a text-key
+	 * arena's counter reset once ran after the first chunk's kernel had taken
+	 * offsets, and later keys overwrote earlier ones (wrong groups under Citus,
+	 * 4 star joins at once in one GPU service).  An event orders the two
+	 * without a host wait.
+	 */
+	PG_GPU_TRY(err, cudaEventRecord(agg->reserved, agg->main_stream));
+	PG_GPU_TRY(err, cudaStreamWaitEvent(s.stream, agg->reserved, 0));
 	if (!agg->started)
 	{
 		PG_GPU_TRY(err, cudaEventRecord(agg->first_start, s.stream));
@@ -522,6 +535,8 @@ gpu_end(pg_gpu_agg *a)
 		cudaEventDestroy(agg->first_start);
 	if (agg->last_done)
 		cudaEventDestroy(agg->last_done);
+	if (agg->reserved)
+		cudaEventDestroy(agg->reserved);
 	(void) cudaGetLastError();
 	delete agg;
 }

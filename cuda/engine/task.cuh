@@ -120,6 +120,7 @@ struct gpu_agg : pg_gpu_agg
 	bool		started = false;
 	cudaEvent_t first_start = nullptr;
 	cudaEvent_t last_done = nullptr;
+	cudaEvent_t reserved = nullptr;	/* main_stream after a chunk's reserve step */
 	uint64_t	bytes = 0;
 	int64_t		chunks = 0;
 	int64_t		pages = 0;
