@@ -48,6 +48,12 @@ MIX = [
     # 7: a GpuHashJoin that returns rows with a column of its build side (kept rows)
     "SELECT count(*), sum(length(name)) FROM (SELECT tcw.id, tk.name FROM tcw JOIN tk ON tcw.g = tk.k "
     "WHERE tk.k < 30 OFFSET 0) x",
+    # 8: a star join grouped by its dimension's text column (the dimension's rows,
+    # text keys in an arena, grouped in the service before the fact scan); run
+    # side by side by many clients it checks that concurrent tasks keep their keys
+    # (the arena race found under Citus, 2026-11-29)
+    "SELECT tk.name, count(*), sum(tc.i4::int8) FROM tc JOIN tk ON tc.g = tk.k "
+    "WHERE tk.k < 300 GROUP BY tk.name ORDER BY 1",
 ]
 # the first query of a new connection, by node (--first-nodes)
 FIRST = {"GpuAgg": 0, "GpuSort": 4, "GpuHashJoin": 7}
@@ -201,7 +207,7 @@ def main():
     ap.add_argument("--hold", type=int, default=0)
     ap.add_argument("--mix", default="0,1,2",
                     help="which of the mix's queries the clients run (0 aggregate, 1 grouping, 2 IN "
-                         "lookup; issue 32's mix: 0,1,3,4,2,5,6)")
+                         "lookup; issue 32's mix: 0,1,3,4,2,5,6; 8 a star join grouped by text)")
     ap.add_argument("--first-nodes", default="GpuAgg",
                     help="the nodes whose first query in a new connection is timed (GpuAgg, GpuSort, "
                          "GpuHashJoin)")
