@@ -3,6 +3,8 @@
  * NULL keys, few and many groups, tables that outgrow their first size, and a
  * filter that raises an error, against a CPU reference of the groups.
  */
+#include <thread>
+
 #include "test_util.h"
 
 
@@ -201,9 +203,136 @@ test_grouped(const Table &tb, int mode, int K, int64_t hint, bool emulate, int c
 }
 
 
+/*
+ * One grouped task keyed on the text column, run to its end without CHECK (it may
+ * run on several threads at once): each group's text and row count, or an error.
+ */
+static std::string
+text_groups(const Table &tb, int chunk, bool emulate, std::map<std::string, int64_t> *out)
+{
+	pg_gpu_agg_task t;
+	int			types[] = {PG_GPU_INT4, PG_GPU_TEXT, PG_GPU_INT2, PG_GPU_FLOAT4,
+		PG_GPU_INT8, PG_GPU_FLOAT8, PG_GPU_INT4};
+	pg_gpu_error err;
+	pg_gpu_agg_result res;
+
+	task_schema(t, types);
+	pg_gpu_expr &e = t.inputs[t.ninputs++];
+
+	e.start = (uint16_t) t.nprog;
+	e.len = 1;
+	e.type = PG_GPU_INT4;
+	e.needs = PG_GPU_NEED_SUM;
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_INT4, 6);
+	t.nkeys = 1;
+	t.keys[0] = {(uint16_t) t.nprog, 1, PG_GPU_TEXT, 0, 0};
+	emit_op(t, PG_GPU_OP_COL, PG_GPU_TEXT, 1);
+	t.groups_hint = 64;			/* the table grows too */
+	t.emulate = emulate ? 1 : 0;
+	t.gather = 1;
+	t.chunk_pages = chunk;
+
+	pg_gpu_agg *agg = pg_gpu_agg_begin(&t, &err);
+
+	if (!agg)
+		return std::string("begin: ") + err.message;
+	size_t		p = 0;
+	int			slot = 0;
+	pg_gpu_status st = PG_GPU_OK;
+
+	while (p < tb.pages.size() && st == PG_GPU_OK)
+	{
+		pg_gpu_agg_slot s;
+		int			nvis = 0;
+
+		while (!pg_gpu_agg_slot_idle(agg, slot))
+			;
+		if ((st = pg_gpu_agg_slot_get(agg, slot, &s, &err)) != PG_GPU_OK)
+			break;
+		int			n = fill_slot(tb, s, p, true, [](size_t) { return (uint64_t) 0; }, &nvis);
+
+		st = pg_gpu_agg_submit(agg, slot, n, nvis, &err);
+		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
+	}
+	while (!pg_gpu_agg_all_idle(agg))
+		;
+	if (st == PG_GPU_OK)
+		st = pg_gpu_agg_finish(agg, &res, &err);
+	if (st != PG_GPU_OK)
+	{
+		pg_gpu_agg_end(agg);
+		return std::string("run: ") + err.message;
+	}
+	for (int64_t g = 0; g < res.ngroups; g++)
+	{
+		uint64_t	keys[PG_GPU_MAX_KEYS];
+		uint32_t	nulls;
+		int64_t		rows;
+		pg_gpu_col_state cs[PG_GPU_MAX_AGG_COLS];
+		std::string k = "NULL";
+
+		pg_gpu_agg_group(agg, g, keys, &nulls, &rows, cs);
+		if (!(nulls & 1))
+		{
+			const uint8_t *v = (const uint8_t *) (uintptr_t) keys[0];
+			uint32_t	h;
+
+			memcpy(&h, v, 4);
+			k = "'" + std::string((const char *) v + 4, (h >> 2) - 4) + "'";
+		}
+		(*out)[k] += rows;
+	}
+	pg_gpu_agg_end(agg);
+	return "";
+}
+
+/*
+ * Text keys of several tasks at once on the GPU (the GPU service runs a task per
+ * thread): each thread's groups must be the reference's.  The tasks keep the GPU
+ * busy, so that work a chunk's reserve step queues on the thread's default stream
+ * (the text arena's counter reset) runs late unless the chunk waits for it: the
+ * race that gave Citus wrong star-join groups on the H200 (2026-11-29).
+ */
+static void
+test_text_concurrent(std::mt19937_64 &rng, bool emulate)
+{
+	Table		tb = make_table(rng, emulate ? 20000 : 150000, false, false);
+	std::map<std::string, int64_t> ref;
+	const int	nthreads = emulate ? 4 : 8;
+	const char *how = emulate ? "emulated" : "gpu";
+
+	for (const Row &r : tb.rows)
+		if (r.visible)
+			ref[r.null[1] ? "NULL" : "'" + row_text(r) + "'"]++;
+	for (int round = 0; round < (emulate ? 1 : 3); round++)
+	{
+		std::vector<std::map<std::string, int64_t>> got(nthreads);
+		std::vector<std::string> errs(nthreads);
+		std::vector<std::thread> ts;
+
+		for (int i = 0; i < nthreads; i++)
+			ts.emplace_back([&, i]() { errs[i] = text_groups(tb, 8 + 8 * (i % 4), emulate, &got[i]); });
+		for (std::thread &th : ts)
+			th.join();
+		for (int i = 0; i < nthreads; i++)
+		{
+			CHECK(errs[i].empty(), "%s text keys, %d threads, round %d, thread %d: %s", how,
+				  nthreads, round, i, errs[i].c_str());
+			if (errs[i].empty())
+				CHECK(got[i] == ref,
+					  "%s text keys, %d threads, round %d, thread %d: %zu groups, %zu expected%s",
+					  how, nthreads, round, i, got[i].size(), ref.size(),
+					  got[i].size() == ref.size() ? " (rows moved between groups)" : "");
+		}
+	}
+}
+
 void
 group_tests(std::mt19937_64 &rng, bool gpu)
 {
+	test_text_concurrent(rng, true);
+	if (gpu)
+		test_text_concurrent(rng, false);
 	for (int n : {1, 37, 5000, 60000})
 		for (int special = 0; special < 2; special++)
 		{
