@@ -100,11 +100,6 @@ def parallel(jobs):
         die(errs[0])
 
 
-def chunks(n, k):
-    step = max(1, (n + k - 1) // k)
-    return [(lo, min(n, lo + step - 1)) for lo in range(1, n + 1, step)]
-
-
 def load_ssb(targets, sf, procs, tables=True):
     """
     Generate SSB into each (server, db, part, nparts): the dimensions whole, the fact
@@ -123,12 +118,12 @@ def load_ssb(targets, sf, procs, tables=True):
         dims.append((srv, db, ssb.DATE_SQL))
         dims += [(srv, db, ssb.PARTY_SQL.format(t="customer", name="Customer", lo=lo, hi=hi,
                                                 extra=ssb.SEGMENT))
-                 for lo, hi in chunks(n["customer"], 2)]
+                 for lo, hi in ssb.chunks(n["customer"], 2)]
         dims.append((srv, db, ssb.PARTY_SQL.format(t="supplier", name="Supplier", lo=1,
                                                    hi=n["supplier"], extra="")))
-        dims += [(srv, db, ssb.PART_SQL.format(lo=lo, hi=hi)) for lo, hi in chunks(n["part"], 2)]
+        dims += [(srv, db, ssb.PART_SQL.format(lo=lo, hi=hi)) for lo, hi in ssb.chunks(n["part"], 2)]
         where = "" if nparts == 1 else " WHERE o %% %d = %d" % (nparts, part)
-        for lo, hi in chunks(n["orders"], max(1, procs // len(targets))):
+        for lo, hi in ssb.chunks(n["orders"], max(1, procs // len(targets))):
             sql = ssb.LINEORDER_SQL.format(lo=lo, hi=hi, ncust=n["customer"],
                                            nsupp=n["supplier"], npart=n["part"]).rstrip()
             facts.append((srv, db, sql.rstrip(";") + where + ";"))
@@ -261,7 +256,7 @@ def timed(srv, db, sql, reps, settings=()):
     return statistics.median(ms)
 
 
-def setup_fdw(coord, shards, n):
+def setup_fdw(coord, shards):
     """postgres_fdw: per shard, a schema of its flat view with pg_gpu (sI) and without (sI_cpu)."""
     stmts = ["CREATE EXTENSION IF NOT EXISTS postgres_fdw"]
     for i, s in enumerate(shards, 1):
@@ -349,7 +344,7 @@ def main():
                 load_ssb(targets, a.sf, a.procs)
                 for s in shards:
                     run(s, DB, "CREATE EXTENSION pg_gpu; " + FLAT_VIEW)
-                setup_fdw(coord, shards, a.shards)
+                setup_fdw(coord, shards)
                 schemas = ["s%d" % (i + 1) for i in range(a.shards)]
                 sharded = {q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q}
                 nogpu = {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}
@@ -360,9 +355,8 @@ def main():
                 setup_citus(coord, shards, a.citus_shards or 4 * a.shards)
                 load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs // 2)
                 load_ssb([(coord, DB, 0, 1)], a.sf, a.procs // 2, tables=False)
-                sharded = dict(ssb.Q)
+                sharded = nogpu = dict(ssb.Q)
                 # SET LOCAL travels to the workers' connections of the transaction
-                nogpu = dict(ssb.Q)
                 nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
                              "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
             load_s = time.time() - t0

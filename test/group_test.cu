@@ -236,29 +236,7 @@ text_groups(const Table &tb, int chunk, bool emulate, std::map<std::string, int6
 
 	if (!agg)
 		return std::string("begin: ") + err.message;
-	size_t		p = 0;
-	int			slot = 0;
-	pg_gpu_status st = PG_GPU_OK;
-
-	while (p < tb.pages.size() && st == PG_GPU_OK)
-	{
-		pg_gpu_agg_slot s;
-		int			nvis = 0;
-
-		while (!pg_gpu_agg_slot_idle(agg, slot))
-			;
-		if ((st = pg_gpu_agg_slot_get(agg, slot, &s, &err)) != PG_GPU_OK)
-			break;
-		int			n = fill_slot(tb, s, p, true, [](size_t) { return (uint64_t) 0; }, &nvis);
-
-		st = pg_gpu_agg_submit(agg, slot, n, nvis, &err);
-		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
-	}
-	while (!pg_gpu_agg_all_idle(agg))
-		;
-	if (st == PG_GPU_OK)
-		st = pg_gpu_agg_finish(agg, &res, &err);
-	if (st != PG_GPU_OK)
+	if (stream_pages(agg, tb, true, [](size_t) { return (uint64_t) 0; }, &res, &err) != PG_GPU_OK)
 	{
 		pg_gpu_agg_end(agg);
 		return std::string("run: ") + err.message;

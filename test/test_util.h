@@ -459,21 +459,20 @@ run_engine(const Table &tb, pg_gpu_agg_task t, int chunk_pages, pg_gpu_agg_resul
 }
 
 /*
- * One run of the task over the table, the caller choosing each page's address
- * (addr(p); 0: copied into the slot's staging buffer, t.gather must be 1).
+ * Stream every page of the table through a begun task and finish it, the caller
+ * choosing each page's address (addr(p); 0: copied into the slot's staging
+ * buffer, the task's gather must be 1); no CHECK, so threads may call it.  The
+ * caller ends the task.
  */
 template <typename Addr>
 inline pg_gpu_status
-run_pages(const Table &tb, const pg_gpu_agg_task &t, Addr addr, pg_gpu_agg_result *res,
-		  pg_gpu_error *err)
+stream_pages(pg_gpu_agg *agg, const Table &tb, bool gather, Addr addr, pg_gpu_agg_result *res,
+			 pg_gpu_error *err)
 {
-	pg_gpu_agg *agg = pg_gpu_agg_begin(&t, err);
 	pg_gpu_status st = PG_GPU_OK;
 	size_t		p = 0;
 	int			slot = 0;
 
-	if (!agg)
-		return err->status;
 	while (p < tb.pages.size() && st == PG_GPU_OK)
 	{
 		pg_gpu_agg_slot s;
@@ -484,7 +483,7 @@ run_pages(const Table &tb, const pg_gpu_agg_task &t, Addr addr, pg_gpu_agg_resul
 			;
 		if ((st = pg_gpu_agg_slot_get(agg, slot, &s, err)) != PG_GPU_OK)
 			break;
-		n = fill_slot(tb, s, p, t.gather != 0, addr, &nvis);
+		n = fill_slot(tb, s, p, gather, addr, &nvis);
 		st = pg_gpu_agg_submit(agg, slot, n, nvis, err);
 		slot = (slot + 1) % PG_GPU_AGG_SLOTS;
 	}
@@ -492,6 +491,21 @@ run_pages(const Table &tb, const pg_gpu_agg_task &t, Addr addr, pg_gpu_agg_resul
 		;
 	if (st == PG_GPU_OK)
 		st = pg_gpu_agg_finish(agg, res, err);
+	return st;
+}
+
+/* One run of the task over the table (stream_pages), ended. */
+template <typename Addr>
+inline pg_gpu_status
+run_pages(const Table &tb, const pg_gpu_agg_task &t, Addr addr, pg_gpu_agg_result *res,
+		  pg_gpu_error *err)
+{
+	pg_gpu_agg *agg = pg_gpu_agg_begin(&t, err);
+
+	if (!agg)
+		return err->status;
+	pg_gpu_status st = stream_pages(agg, tb, t.gather != 0, addr, res, err);
+
 	pg_gpu_agg_end(agg);
 	return st;
 }
