@@ -23,15 +23,23 @@ Engines (--engine):
          table distributed by lo_orderkey, the dimensions reference tables, the
          queries unchanged; Citus sends each shard's part to its worker as SQL.
 
+--bench tpch (Citus only): TPC-H from tpchgen-cli (bench/tpch/tpch.py's loading), orders
+and lineitem distributed by the order key and co-located, the six other tables
+reference tables; the 22 queries through the coordinator, each answer checked, the
+GPU nodes that ran on each shard reported (a query over reference tables alone runs
+on one node; Citus refuses some correlated subqueries: those are listed as not run,
+after the same error without pg_gpu).
+
 Checks, per query: the answer equals single-node PostgreSQL's, and on every shard
 GpuAgg ran (pg_gpu_stats: a GPU or emulated run more) with no fallback.  --emulate
 (CI, no GPU) runs the shards' engine on the CPU; --force plans the GPU paths whatever
 their cost.  --reps N also times each query (median of N): single-node PostgreSQL
 with 8 workers, the sharded cluster with pg_gpu, and the same cluster without it
-(pg_gpu.enabled = off on the shards' connections).
+(pg_gpu.enabled = off on the shards' connections).  --rounds N sends every query N
+times (answers checked each time against the oracle's one answer; timed once).
 
-  scripts/shard.py [--engine fdw|citus|both] [--shards 2] [--sf 0.05] [--emulate]
-                   [--force] [--gpus 0,1] [--reps 0] [--queries Q1.1,Q2.1]
+  scripts/shard.py [--engine fdw|citus|both] [--bench ssb|tpch] [--shards 2] [--sf 0.05] [--emulate]
+                   [--force] [--gpus 0,1] [--reps 0] [--rounds 1] [--queries Q1.1,Q2.1]
                    [--shared-buffers 256MB] [--out DIR] [--keep]
 """
 import argparse
@@ -50,10 +58,13 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "bench", "ssb"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "tpch"))
 from fuzz import OwnCluster, PgConn, pg_bindir  # noqa: E402
 import ssb  # noqa: E402  (bench/ssb/ssb.py: the generator and the 13 queries)
+import tpch  # noqa: E402  (bench/tpch/tpch.py: tpchgen-cli's loading)
+import queries as tpch_queries  # noqa: E402  (bench/tpch/queries.py: the 22 queries)
 
-DB = "ssb"
+DB = "ssb"          # the sharded database: "ssb" or "tpch" (--bench)
 SINGLE = "single"
 DIMS = ["date", "customer", "supplier", "part"]
 FLAT_VIEW = ("CREATE VIEW lineorder_flat AS SELECT * FROM lineorder "
@@ -216,10 +227,14 @@ def shard_conf(a):
     return c + a.shard_conf.replace("\\n", "\n") + "\n"
 
 
-def gpu_runs(srv):
-    """GpuAgg's runs (on the GPU or emulated) and fallbacks on a shard so far."""
-    r = run(srv, DB, "SELECT gpu_executions + emulated_runs, cpu_fallbacks FROM pg_gpu_stats "
-                     "WHERE node = 'GpuAgg'")
+GPU_NODES = ("GpuAgg", "GpuHashJoin", "GpuSemiJoin", "GpuSort")
+
+
+def gpu_runs(srv, nodes=("GpuAgg",)):
+    """The nodes' runs (on the GPU or emulated) and fallbacks on a shard so far."""
+    r = run(srv, DB, "SELECT coalesce(sum(gpu_executions + emulated_runs), 0), "
+                     "coalesce(sum(cpu_fallbacks), 0) FROM pg_gpu_stats WHERE node IN (%s)"
+            % ", ".join("'%s'" % n for n in nodes))
     return int(r[0][0]), int(r[0][1])
 
 
@@ -274,17 +289,51 @@ def setup_fdw(coord, shards):
     run(coord, DB, ";\n".join(stmts))
 
 
-def setup_citus(coord, shards, shard_count):
-    """Citus: the workers added, the dimensions reference tables, the fact table distributed."""
+def setup_citus(coord, shards):
+    """Citus: the extension on every node, the workers added to the coordinator."""
     run(coord, DB, "CREATE EXTENSION citus")
     run(coord, DB, "SELECT citus_set_coordinator_host('%s', %d)" % (coord.host, coord.port))
     for s in shards:
         run(s, DB, "CREATE EXTENSION citus")
         run(coord, DB, "SELECT citus_add_node('%s', %d)" % (s.host, s.port))
+
+
+def setup_citus_ssb(coord, shard_count):
+    """SSB under Citus: the dimensions reference tables, the fact table distributed."""
     run(coord, DB, open(os.path.join(ROOT, "bench", "ssb", "schema.sql")).read())
     run(coord, DB, "; ".join("SELECT create_reference_table('%s')" % t for t in DIMS) +
         "; SELECT create_distributed_table('lineorder', 'lo_orderkey', shard_count => %d)"
         % shard_count)
+
+
+# TPC-H under Citus: orders and lineitem distributed by the order key and co-located
+# (a shard of lineitem joins the same shard of orders on its worker), the rest
+# reference tables (copied to every node)
+TPCH_REFERENCE = ["region", "nation", "part", "supplier", "partsupp", "customer"]
+
+
+def setup_citus_tpch(coord, shard_count):
+    run(coord, DB, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
+    run(coord, DB, "; ".join("SELECT create_reference_table('%s')" % t for t in TPCH_REFERENCE) +
+        "; SELECT create_distributed_table('orders', 'o_orderkey', shard_count => %d)"
+        "; SELECT create_distributed_table('lineitem', 'l_orderkey', colocate_with => 'orders')"
+        % shard_count)
+
+
+def load_tpch(srv, db, sf, procs, distributed=False):
+    """tpchgen-cli's data into db (tables created already), its indexes, statistics.
+    distributed: a Citus coordinator (COPY and CREATE INDEX reach the shards; the
+    primary keys stay unique indexes)."""
+    argv = [os.path.join(pg_bindir(), "psql"), "-X", "-h", srv.host, "-p", str(srv.port),
+            "-U", srv.user, "-d", db]
+    tpch.run_parallel(tpch.copy_job, tpch.copy_jobs(tpch.tpchgen(), sf, procs, argv), procs)
+    creates, rest = tpch.index_statements()
+    for c in creates:
+        run(srv, db, c)
+    if not distributed:
+        run(srv, db, "\n".join(rest) + "".join(
+            "ALTER TABLE %s SET (parallel_workers = 8);" % t for t in tpch.BIG))
+    run(srv, db, "VACUUM (FREEZE, ANALYZE) " + ", ".join(tpch.TABLES))
 
 
 def main():
@@ -296,7 +345,9 @@ def main():
     ap.add_argument("--force", action="store_true", help="pg_gpu.force on the shards")
     ap.add_argument("--gpus", default="", help="GPUs for the shards in turn (CUDA_VISIBLE_DEVICES)")
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
-    ap.add_argument("--queries", default=",".join(ssb.Q))
+    ap.add_argument("--bench", default="ssb", choices=["ssb", "tpch"],
+                    help="tpch: Citus only (orders and lineitem co-located)")
+    ap.add_argument("--queries", default="", help="default: all of the benchmark's")
     ap.add_argument("--shared-buffers", default="256MB")
     ap.add_argument("--rounds", type=int, default=1, help="check every answer N times")
     ap.add_argument("--shard-conf", default="", help="more postgresql.conf lines for the shards")
@@ -307,7 +358,18 @@ def main():
     ap.add_argument("--keep", action="store_true", help="leave the clusters running")
     a = ap.parse_args()
 
+    global DB
+    DB = a.bench
+    bench_q = ssb.Q if a.bench == "ssb" else \
+        {q: tpch_queries.query(q, a.sf) for q in tpch_queries.Q}
+    a.queries = a.queries or ",".join(bench_q)
+    # SSB: every query is one GpuAgg (the star join inside it) on every shard;
+    # TPC-H: whichever GPU nodes the shards plan (reported, not required)
+    nodes = ("GpuAgg",) if a.bench == "ssb" else GPU_NODES
     engines = ["fdw", "citus"] if a.engine == "both" else [a.engine]
+    if a.bench == "tpch" and "fdw" in engines:
+        die("--bench tpch runs under Citus only: PostgreSQL 15's postgres_fdw pushes no "
+            "partial aggregate, and shard.py writes the per-shard form of SSB's queries only")
     if "citus" in engines and not have_citus():
         if a.engine == "citus":
             die("the citus extension is not installed (scripts/citus_build.sh)")
@@ -339,7 +401,23 @@ def main():
             run(coord, "postgres", "CREATE DATABASE %s" % SINGLE)
             for s in shards:
                 run(s, "postgres", "CREATE DATABASE %s" % DB)
-            if engine == "fdw":
+            if a.bench == "tpch":
+                for s in shards:
+                    run(s, DB, "CREATE EXTENSION pg_gpu")
+                setup_citus(coord, shards)
+                setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
+                run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
+                procs = max(1, a.procs // 2)
+                jobs = [threading.Thread(target=load_tpch, args=(coord, SINGLE, a.sf, procs)),
+                        threading.Thread(target=load_tpch, args=(coord, DB, a.sf, procs, True))]
+                for j in jobs:
+                    j.start()
+                for j in jobs:
+                    j.join()
+                sharded = nogpu = bench_q
+                nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
+                             "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
+            elif engine == "fdw":
                 targets = [(coord, SINGLE, 0, 1)] + [(s, DB, i, a.shards) for i, s in enumerate(shards)]
                 load_ssb(targets, a.sf, a.procs)
                 for s in shards:
@@ -352,7 +430,8 @@ def main():
             else:
                 for s in shards:
                     run(s, DB, "CREATE EXTENSION pg_gpu")
-                setup_citus(coord, shards, a.citus_shards or 4 * a.shards)
+                setup_citus(coord, shards)
+                setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
                 load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs // 2)
                 load_ssb([(coord, DB, 0, 1)], a.sf, a.procs // 2, tables=False)
                 sharded = nogpu = dict(ssb.Q)
@@ -360,9 +439,9 @@ def main():
                 nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
                              "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
             load_s = time.time() - t0
-            pr("## %s: a coordinator and %d shards, SSB scale factor %g — %s" %
-               ("postgres_fdw" if engine == "fdw" else "Citus", a.shards, a.sf,
-                time.strftime("%Y-%m-%d")))
+            pr("## %s: a coordinator and %d shards, %s scale factor %g — %s" %
+               ("postgres_fdw" if engine == "fdw" else "Citus", a.shards,
+                "SSB" if a.bench == "ssb" else "TPC-H", a.sf, time.strftime("%Y-%m-%d")))
             pr()
             pr("Shards: pg_gpu %s%s%s; set up and loaded in %.0f s." % (
                 "emulated on the CPU" if a.emulate else "on the GPU",
@@ -370,57 +449,94 @@ def main():
                 (", GPUs " + ",".join(gpus[i % len(gpus)] for i in range(a.shards))) if gpus else "",
                 load_s))
             pr()
+            gpu_col = "GPU on every shard" if a.bench == "ssb" else \
+                "shards where a GPU node ran (runs on each)"
             if a.reps:
                 pr("| query | PG 8 workers ms | sharded, pg_gpu ms | sharded, no pg_gpu ms "
-                   "| vs PG | vs no pg_gpu | answers | GPU on every shard |")
+                   "| vs PG | vs no pg_gpu | answers | %s |" % gpu_col)
                 pr("|---|---|---|---|---|---|---|---|")
             else:
-                pr("| query | answers | GPU on every shard |")
+                pr("| query | answers | %s |" % gpu_col)
                 pr("|---|---|---|")
-            ok_ans = ok_gpu = 0
+            ok_ans = ok_gpu = not_run = 0
             r_pg, r_cpu = [], []
             names = a.queries.split(",") * a.rounds
+            wants = {}
+            pg8 = ["max_parallel_workers_per_gather = 8"]
             for q in names:
-                want, _ = answer(coord, SINGLE, ssb.Q[q], ["max_parallel_workers_per_gather = 8"])
-                before = [gpu_runs(s) for s in shards]
+                first = q not in wants
+                if first:  # the oracle's answer once a query; later rounds check against it
+                    wants[q], _ = answer(coord, SINGLE, bench_q[q], pg8)
+                    if wants[q][:1] and wants[q][0].startswith("ERROR"):
+                        die("%s on one node: %s" % (q, wants[q][0]))
+                want = wants[q]
+                before = [gpu_runs(s, nodes) for s in shards]
                 got, _ = answer(coord, DB, sharded[q])
-                after = [gpu_runs(s) for s in shards]
-                same = (want == got or sorted(want) == sorted(got)) and \
-                    not any(x.startswith("ERROR") for x in want + got)
-                ran = all(b[0] > a0[0] for a0, b in zip(before, after))
+                after = [gpu_runs(s, nodes) for s in shards]
+                runs = [b[0] - a0[0] for a0, b in zip(before, after)]
                 fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
+                ran = all(runs)
                 gpu_ok = ran and (fell == 0 or not a.force)
+                err = got[0] if got[:1] and got[0].startswith("ERROR") else None
+                if err:
+                    # Citus' own limit (the same error without pg_gpu), or a failure
+                    cpu, _ = answer(coord, DB, nogpu[q], nogpu_set)
+                    if cpu[:1] == [err]:
+                        verdict = "not run by %s: %s" % (engine, err[:120])
+                        not_run += 1
+                        pr("| %s | %s | |" % (q, verdict) if not a.reps else
+                           "| %s | | | | | | %s | |" % (q, verdict))
+                        continue
+                same = not err and (want == got or sorted(want) == sorted(got))
                 ok_ans += same
                 ok_gpu += gpu_ok
                 if not same:
                     pr("<!-- %s: want %s got %s -->" % (q, want[:5], got[:5]))
                 verdict = ("same (%d rows)" % len(want)) if same else "**DIFFERENT**"
-                gpu_txt = "yes" if gpu_ok else ("no (fallbacks %d)" % fell if ran else "no")
-                if a.reps:
-                    t_pg = timed(coord, SINGLE, ssb.Q[q], a.reps, ["max_parallel_workers_per_gather = 8"])
+                if a.bench == "ssb":
+                    gpu_txt = "yes" if gpu_ok else "no"
+                else:
+                    gpu_txt = "%d of %d (%s)" % (sum(1 for r in runs if r), len(runs),
+                                                 ", ".join(str(r) for r in runs))
+                if fell:
+                    gpu_txt += " (%d fallbacks)" % fell
+                if a.reps and first:
+                    t_pg = timed(coord, SINGLE, bench_q[q], a.reps, pg8)
                     t_sh = timed(coord, DB, sharded[q], a.reps)
-                    before = [gpu_runs(s) for s in shards]
+                    before = [gpu_runs(s, nodes) for s in shards]
                     t_cpu = timed(coord, DB, nogpu[q], a.reps, nogpu_set)
-                    if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s) for s in shards])):
+                    if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s, nodes) for s in shards])):
                         die("%s: the run without pg_gpu used the GPU" % q)
                     r_pg.append(t_pg / t_sh)
                     r_cpu.append(t_cpu / t_sh)
                     pr("| %s | %.1f | %.1f | %.1f | %.2f× | %.2f× | %s | %s |" % (
                         q, t_pg, t_sh, t_cpu, t_pg / t_sh, t_cpu / t_sh,
                         verdict, gpu_txt))
+                elif a.reps:
+                    pr("| %s | | | | | | %s | %s |" % (q, verdict, gpu_txt))
                 else:
                     pr("| %s | %s | %s |" % (q, verdict, gpu_txt))
-            if a.reps:
+            if r_pg:
                 g = lambda r: math.exp(sum(math.log(x) for x in r) / len(r))  # noqa: E731
                 pr()
                 pr("Geometric mean: %.2f× PostgreSQL's 8 workers on one node, %.2f× the same "
                    "shards without pg_gpu." % (g(r_pg), g(r_cpu)))
             pr()
-            summary = ("shardcheck: %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
-                       "GpuAgg ran on every shard %d/%d" % (engine, a.shards, a.sf, len(names),
-                                                            ok_ans, len(names), ok_gpu, len(names)))
+            checked = len(names) - not_run
+            summary = ("shardcheck: %s, %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
+                       "%s %d/%d" % (engine, a.bench, a.shards, a.sf, len(names), ok_ans, checked,
+                                     "GpuAgg ran on every shard" if a.bench == "ssb" else
+                                     "a GPU node ran on every shard", ok_gpu, checked))
+            if not_run:
+                summary += ", not run by %s %d" % (engine, not_run)
             pr(summary)
-            failures += (len(names) - ok_ans) + (len(names) - ok_gpu)
+            # TPC-H: the GPU nodes are reported; a query on reference tables alone runs
+            # on one node, and small shards may keep PostgreSQL's plans at default costs
+            failures += (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0)
+            for i, s in enumerate(shards):
+                fb = run(s, DB, "SELECT node, reason, count FROM pg_gpu_fallbacks ORDER BY 1, 2")
+                if fb:
+                    pr("Shard %d fallbacks: %s" % (i + 1, "; ".join("%s %s %s" % tuple(r) for r in fb)))
         finally:
             if a.out:
                 for i, s in enumerate(shards):
@@ -434,6 +550,7 @@ def main():
             else:
                 print("shard: kept: " + ", ".join("%s port %d" % (s.base, s.port) for s in servers))
     if a.out:
+        os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "shard_results.md"), "w") as f:
             f.write("\n".join(lines) + "\n")
     sys.exit(1 if failures else 0)

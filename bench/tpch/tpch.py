@@ -92,13 +92,14 @@ def tpchgen():
     return local
 
 
-def copy_job(exe, sf, table, parts, part):
-    """One part of a table: tpchgen-cli's CSV piped into a psql COPY session."""
+def copy_job(exe, sf, table, parts, part, psql_argv=None):
+    """One part of a table: tpchgen-cli's CSV piped into a psql COPY session
+    (psql_argv: the psql command line, PGDATABASE's by default)."""
     gen = [exe, "csv", "-s", repr(sf), "-T", table, "--stdout", "-n", "1", "-q"]
     if parts > 1:
         gen += ["--parts", str(parts), "--part", str(part)]
     g = subprocess.Popen(gen, stdout=subprocess.PIPE)
-    p = subprocess.run([*PSQL, "-q", "-v", "ON_ERROR_STOP=1", "-c",
+    p = subprocess.run([*(psql_argv or PSQL), "-q", "-v", "ON_ERROR_STOP=1", "-c",
                         f"COPY {table} FROM STDIN (FORMAT csv, HEADER true)"],
                        stdin=g.stdout, capture_output=True, text=True)
     g.stdout.close()
@@ -121,15 +122,10 @@ def sql_job(sql):
     return None if r.returncode == 0 else f"{sql.strip()[:80]}: {r.stderr.strip()}"
 
 
-def load(sf, procs):
-    exe = tpchgen()
-    steps = {}
-    t0 = time.time()
-    # the column cache's entries of the tables about to be dropped (they would age out)
-    sql_job("SELECT pg_gpu_uncache(); ")
-    psql(open(os.path.join(HERE, "schema.sql")).read())
-    # parts in proportion to the tables' sizes (lineitem about 70% of the rows' bytes);
-    # the largest first so that the small tables fill in the gaps
+def copy_jobs(exe, sf, procs, psql_argv=None):
+    """copy_job's arguments for the whole data set: the big tables in parts, in
+    proportion to their sizes (lineitem about 70% of the rows' bytes), the largest
+    first so that the small tables fill in the gaps."""
     nparts = {"lineitem": max(1, procs), "orders": max(1, procs // 4),
               "partsupp": max(1, procs // 4), "customer": max(1, procs // 16),
               "part": max(1, procs // 16)}
@@ -138,18 +134,34 @@ def load(sf, procs):
     jobs = []
     for t in ["lineitem", "orders", "partsupp", "customer", "part", "supplier", "nation", "region"]:
         n = nparts.get(t, 1)
-        jobs += [(exe, sf, t, n, k) for k in range(1, n + 1)]
-    run_parallel(copy_job, jobs, procs)
-    steps["copy"] = time.time() - t0
-    t1 = time.time()
+        jobs += [(exe, sf, t, n, k, psql_argv) for k in range(1, n + 1)]
+    return jobs
+
+
+def index_statements():
+    """indexes.sql's statements: (the CREATE INDEX ones, the rest)."""
     text = "".join(l for l in open(os.path.join(HERE, "indexes.sql")) if not l.startswith("--"))
     stmts = [s.strip() + ";" for s in text.split(";") if s.strip()]
-    creates = [s for s in stmts if s.startswith("CREATE")]
+    return ([s for s in stmts if s.startswith("CREATE")],
+            [s for s in stmts if not s.startswith("CREATE")])
+
+
+def load(sf, procs):
+    exe = tpchgen()
+    steps = {}
+    t0 = time.time()
+    # the column cache's entries of the tables about to be dropped (they would age out)
+    sql_job("SELECT pg_gpu_uncache(); ")
+    psql(open(os.path.join(HERE, "schema.sql")).read())
+    run_parallel(copy_job, copy_jobs(exe, sf, procs), procs)
+    steps["copy"] = time.time() - t0
+    t1 = time.time()
+    creates, rest = index_statements()
     # in the file's order: lineitem's first, the longest
     mw = max(1, min(4, procs // max(1, len([s for s in creates if "lineitem" in s or "orders" in s]))))
     pre = f"SET maintenance_work_mem = '1GB'; SET max_parallel_maintenance_workers = {mw};\n"
     run_parallel(sql_job, [(pre + s,) for s in creates], procs)
-    psql("\n".join(s for s in stmts if not s.startswith("CREATE")))
+    psql("\n".join(rest))
     steps["indexes"] = time.time() - t1
     t2 = time.time()
     psql(SETTLE)

@@ -230,12 +230,14 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 		}
 	}
 	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry + agg->smem_str;
+	static_assert((size_t) group_policy::pages * PG_GPU_BLCKSZ <= group_policy::dyn_smem_max,
+				  "a block's pages fit the shared memory limit");
 	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<page_chunk>,
 										 cudaFuncAttributeMaxDynamicSharedMemorySize,
-										 (int) agg->dyn_smem));
+										 (int) group_policy::dyn_smem_max));
 	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<cc_chunk>,
 										 cudaFuncAttributeMaxDynamicSharedMemorySize,
-										 (int) agg->dyn_smem));
+										 (int) group_policy::dyn_smem_max));
 	PG_GPU_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, group_rows_kernel<page_chunk>,
 																   group_policy::threads, agg->dyn_smem));
 	agg->group_blocks = sms * (per_sm > 0 ? per_sm : 1);
