@@ -427,6 +427,10 @@ lc_messages = 'C'
 log_min_messages = warning
 log_line_prefix = '%%m [%%p] '
 """ % (self.preload, self.base, self.port) + self.conf + "\n")
+        self.launch()
+
+    def launch(self):
+        """pg_ctl start on the data directory made by start()."""
         pg_ctl = [os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-l", self.log,
                   "-w", "-t", "120", "start"]
         if self.env:
@@ -438,6 +442,29 @@ log_line_prefix = '%%m [%%p] '
 
     def new_log(self):
         return read_log_since(self)
+
+    def restart(self, env=None):
+        """The same data directory, the postmaster started again with env
+        (CUDA_VISIBLE_DEVICES: another GPU for its GPU service)."""
+        self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
+                   "stop"])
+        self.env = env
+        self.launch()
+
+    @classmethod
+    def attach(cls, base, port, env=None):
+        """A cluster left running by an earlier run (keep): its directory and port."""
+        self = cls.__new__(cls)
+        self.keep, self.preload, self.conf, self.env = True, "", "", env
+        self.bindir = pg_bindir()
+        self.root = os.geteuid() == 0
+        self.base, self.host, self.port = base, base, port
+        self.data = os.path.join(base, "data")
+        self.log = os.path.join(base, "server.log")
+        self.user = "postgres" if self.root else os.environ.get("USER") or "postgres"
+        self.admin_db = "postgres"
+        self.log_pos = 0
+        return self
 
     def stop(self):
         self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",

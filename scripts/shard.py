@@ -40,9 +40,17 @@ times (answers checked each time against the oracle's one answer; timed once).
 
   scripts/shard.py [--engine fdw|citus|both] [--bench ssb|tpch] [--shards 2] [--sf 0.05] [--emulate]
                    [--force] [--gpus 0,1] [--reps 0] [--rounds 1] [--queries Q1.1,Q2.1]
-                   [--shared-buffers 256MB] [--out DIR] [--keep]
+                   [--shared-buffers 256MB] [--out DIR] [--keep] [--state FILE] [--reuse FILE]
+                   [--compare-gpus 0,0] [--no-cpu-timing]
+
+Long runs across calls of a machine (the GPU host's 600 s a call): --keep leaves the
+clusters running and describes them in --state; --reuse FILE runs the queries on them
+again without loading (restarting the shards when --gpus differs).  --compare-gpus
+LIST restarts the shards on other GPUs after the timed pass and times the sharded
+runs again: `--gpus 0,1 --compare-gpus 0,0` is a second GPU against one shared GPU.
 """
 import argparse
+import json
 import math
 import os
 import re
@@ -64,6 +72,7 @@ import ssb  # noqa: E402  (bench/ssb/ssb.py: the generator and the 13 queries)
 import tpch  # noqa: E402  (bench/tpch/tpch.py: tpchgen-cli's loading)
 import queries as tpch_queries  # noqa: E402  (bench/tpch/queries.py: the 22 queries)
 
+PG8 = ["max_parallel_workers_per_gather = 8"]
 DB = "ssb"          # the sharded database: "ssb" or "tpch" (--bench)
 SINGLE = "single"
 DIMS = ["date", "customer", "supplier", "part"]
@@ -336,6 +345,88 @@ def load_tpch(srv, db, sf, procs, distributed=False):
     run(srv, db, "VACUUM (FREEZE, ANALYZE) " + ", ".join(tpch.TABLES))
 
 
+CITUS_NOGPU = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
+               "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
+
+
+def gpu_env(gpus, i):
+    return {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)]} if gpus else None
+
+
+def clusters(a, engine, gpus):
+    """The coordinator and the shard servers, not started; with --reuse, those an
+    earlier --keep run left running (restarted when --gpus differs from theirs)."""
+    pre = "citus" if engine == "citus" else ""
+    if a.reuse:
+        with open(a.reuse) as f:
+            st = json.load(f)
+        if [st[k] for k in ("engine", "bench", "sf", "nshards")] != [engine, a.bench, a.sf, a.shards]:
+            die("--reuse %s: its clusters are %s, %s, SF %g, %d shards" % (
+                a.reuse, st["engine"], st["bench"], st["sf"], st["nshards"]))
+        coord = OwnCluster.attach(*st["coord"])
+        shards = [OwnCluster.attach(b, p, gpu_env(st["gpus"], i))
+                  for i, (b, p) in enumerate(st["shards"])]
+        if st["gpus"] != gpus:
+            for i, s in enumerate(shards):
+                s.restart(gpu_env(gpus, i))
+        return coord, shards
+    coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
+    shards = [OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","), conf=shard_conf(a),
+                         env=gpu_env(gpus, i), prefix="pg_gpu_shard%d." % (i + 1))
+              for i in range(a.shards)]
+    return coord, shards
+
+
+def build(a, engine, coord, shards):
+    """Start the clusters, create the databases, distribute and load the benchmark."""
+    for s in [coord] + shards:
+        s.start()
+    run(coord, "postgres", "CREATE DATABASE %s" % DB)
+    run(coord, "postgres", "CREATE DATABASE %s" % SINGLE)
+    for s in shards:
+        run(s, "postgres", "CREATE DATABASE %s" % DB)
+    if engine == "fdw":
+        targets = [(coord, SINGLE, 0, 1)] + [(s, DB, i, a.shards) for i, s in enumerate(shards)]
+        load_ssb(targets, a.sf, a.procs)
+        for s in shards:
+            run(s, DB, "CREATE EXTENSION pg_gpu; " + FLAT_VIEW)
+        setup_fdw(coord, shards)
+        return
+    for s in shards:
+        run(s, DB, "CREATE EXTENSION pg_gpu")
+    setup_citus(coord, shards)
+    procs = max(1, a.procs // 2)
+    if a.bench == "tpch":
+        setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
+        run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
+        jobs = [threading.Thread(target=load_tpch, args=(coord, SINGLE, a.sf, procs)),
+                threading.Thread(target=load_tpch, args=(coord, DB, a.sf, procs, True))]
+        for j in jobs:
+            j.start()
+        for j in jobs:
+            j.join()
+    else:
+        setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
+        load_ssb([(coord, SINGLE, 0, 1)], a.sf, procs)
+        load_ssb([(coord, DB, 0, 1)], a.sf, procs, tables=False)
+
+
+def forms(a, engine, bench_q):
+    """Each query as sent through the coordinator with pg_gpu and without it, and the
+    statements around the latter."""
+    if engine == "fdw":
+        schemas = ["s%d" % (i + 1) for i in range(a.shards)]
+        return ({q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q},
+                {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}, [])
+    # Citus: the queries unchanged; SET LOCAL travels to the workers' connections of
+    # the transaction
+    return dict(bench_q), dict(bench_q), CITUS_NOGPU
+
+
+def geomean(r):
+    return math.exp(sum(math.log(x) for x in r) / len(r))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="fdw", choices=["fdw", "citus", "both"])
@@ -344,7 +435,11 @@ def main():
     ap.add_argument("--emulate", action="store_true", help="the shards' engine on the CPU")
     ap.add_argument("--force", action="store_true", help="pg_gpu.force on the shards")
     ap.add_argument("--gpus", default="", help="GPUs for the shards in turn (CUDA_VISIBLE_DEVICES)")
+    ap.add_argument("--compare-gpus", default="",
+                    help="then restart the shards with these GPUs and time the sharded runs again")
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
+    ap.add_argument("--no-cpu-timing", action="store_true",
+                    help="with --reps: skip timing the shards without pg_gpu")
     ap.add_argument("--bench", default="ssb", choices=["ssb", "tpch"],
                     help="tpch: Citus only (orders and lineitem co-located)")
     ap.add_argument("--queries", default="", help="default: all of the benchmark's")
@@ -355,7 +450,13 @@ def main():
                     help="Citus: the fact table's shards (default 4 per worker)")
     ap.add_argument("--procs", type=int, default=4, help="generating sessions in all")
     ap.add_argument("--out", default=os.environ.get("OUT", ""))
-    ap.add_argument("--keep", action="store_true", help="leave the clusters running")
+    ap.add_argument("--keep", action="store_true",
+                    help="leave the clusters running, described in --state")
+    ap.add_argument("--state", default="/tmp/pg_gpu_shard_state.json",
+                    help="where --keep describes the clusters for --reuse")
+    ap.add_argument("--reuse", default="",
+                    help="a --state file: run on the clusters a --keep run left (no loading); "
+                         "they are stopped and removed after it unless --keep is given again")
     a = ap.parse_args()
 
     global DB
@@ -370,12 +471,17 @@ def main():
     if a.bench == "tpch" and "fdw" in engines:
         die("--bench tpch runs under Citus only: PostgreSQL 15's postgres_fdw pushes no "
             "partial aggregate, and shard.py writes the per-shard form of SSB's queries only")
+    if a.reuse and len(engines) > 1:
+        die("--reuse takes one engine")
     if "citus" in engines and not have_citus():
         if a.engine == "citus":
             die("the citus extension is not installed (scripts/citus_build.sh)")
         print("shard: citus not installed (scripts/citus_build.sh): postgres_fdw only", flush=True)
         engines = ["fdw"]
     gpus = [g for g in a.gpus.split(",") if g != ""]
+    other = [g for g in a.compare_gpus.split(",") if g != ""]
+    if other and not a.reps:
+        die("--compare-gpus needs --reps")
     lines = []
 
     def pr(s=""):
@@ -385,175 +491,179 @@ def main():
     failures = 0
     for engine in engines:
         t0 = time.time()
-        pre = "citus" if engine == "citus" else ""
-        coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
-        shards = []
-        for i in range(a.shards):
-            env = {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)]} if gpus else None
-            shards.append(OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","),
-                                     conf=shard_conf(a), env=env,
-                                     prefix="pg_gpu_shard%d." % (i + 1)))
-        servers = [coord] + shards
+        coord, shards = clusters(a, engine, gpus)
+        now_gpus = gpus
         try:
-            for s in servers:
-                s.start()
-            run(coord, "postgres", "CREATE DATABASE %s" % DB)
-            run(coord, "postgres", "CREATE DATABASE %s" % SINGLE)
-            for s in shards:
-                run(s, "postgres", "CREATE DATABASE %s" % DB)
-            if a.bench == "tpch":
-                for s in shards:
-                    run(s, DB, "CREATE EXTENSION pg_gpu")
-                setup_citus(coord, shards)
-                setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
-                run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
-                procs = max(1, a.procs // 2)
-                jobs = [threading.Thread(target=load_tpch, args=(coord, SINGLE, a.sf, procs)),
-                        threading.Thread(target=load_tpch, args=(coord, DB, a.sf, procs, True))]
-                for j in jobs:
-                    j.start()
-                for j in jobs:
-                    j.join()
-                sharded = nogpu = bench_q
-                nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
-                             "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
-            elif engine == "fdw":
-                targets = [(coord, SINGLE, 0, 1)] + [(s, DB, i, a.shards) for i, s in enumerate(shards)]
-                load_ssb(targets, a.sf, a.procs)
-                for s in shards:
-                    run(s, DB, "CREATE EXTENSION pg_gpu; " + FLAT_VIEW)
-                setup_fdw(coord, shards)
-                schemas = ["s%d" % (i + 1) for i in range(a.shards)]
-                sharded = {q: fdw_query(ssb.Q[q], schemas) for q in ssb.Q}
-                nogpu = {q: fdw_query(ssb.Q[q], [s + "_cpu" for s in schemas]) for q in ssb.Q}
-                nogpu_set = []
-            else:
-                for s in shards:
-                    run(s, DB, "CREATE EXTENSION pg_gpu")
-                setup_citus(coord, shards)
-                setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
-                load_ssb([(coord, SINGLE, 0, 1)], a.sf, a.procs // 2)
-                load_ssb([(coord, DB, 0, 1)], a.sf, a.procs // 2, tables=False)
-                sharded = nogpu = dict(ssb.Q)
-                # SET LOCAL travels to the workers' connections of the transaction
-                nogpu_set = ["SET citus.propagate_set_commands = 'local'", "BEGIN",
-                             "SET LOCAL pg_gpu.enabled = off", "COMMIT"]
+            if not a.reuse:
+                build(a, engine, coord, shards)
             load_s = time.time() - t0
+            sharded, nogpu, nogpu_set = forms(a, engine, bench_q)
             pr("## %s: a coordinator and %d shards, %s scale factor %g — %s" %
                ("postgres_fdw" if engine == "fdw" else "Citus", a.shards,
                 "SSB" if a.bench == "ssb" else "TPC-H", a.sf, time.strftime("%Y-%m-%d")))
             pr()
-            pr("Shards: pg_gpu %s%s%s; set up and loaded in %.0f s." % (
+            pr("Shards: pg_gpu %s%s%s; %s in %.0f s." % (
                 "emulated on the CPU" if a.emulate else "on the GPU",
                 ", forced" if a.force else ", default costs",
                 (", GPUs " + ",".join(gpus[i % len(gpus)] for i in range(a.shards))) if gpus else "",
-                load_s))
+                "reused (" + a.reuse + ")" if a.reuse else "set up and loaded", load_s))
             pr()
-            gpu_col = "GPU on every shard" if a.bench == "ssb" else \
-                "shards where a GPU node ran (runs on each)"
-            if a.reps:
-                pr("| query | PG 8 workers ms | sharded, pg_gpu ms | sharded, no pg_gpu ms "
-                   "| vs PG | vs no pg_gpu | answers | %s |" % gpu_col)
-                pr("|---|---|---|---|---|---|---|---|")
-            else:
-                pr("| query | answers | %s |" % gpu_col)
-                pr("|---|---|---|")
-            ok_ans = ok_gpu = not_run = 0
-            r_pg, r_cpu = [], []
-            names = a.queries.split(",") * a.rounds
-            wants = {}
-            pg8 = ["max_parallel_workers_per_gather = 8"]
-            for q in names:
-                first = q not in wants
-                if first:  # the oracle's answer once a query; later rounds check against it
-                    wants[q], _ = answer(coord, SINGLE, bench_q[q], pg8)
-                    if wants[q][:1] and wants[q][0].startswith("ERROR"):
-                        die("%s on one node: %s" % (q, wants[q][0]))
-                want = wants[q]
-                before = [gpu_runs(s, nodes) for s in shards]
-                got, _ = answer(coord, DB, sharded[q])
-                after = [gpu_runs(s, nodes) for s in shards]
-                runs = [b[0] - a0[0] for a0, b in zip(before, after)]
-                fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
-                ran = all(runs)
-                gpu_ok = ran and (fell == 0 or not a.force)
-                err = got[0] if got[:1] and got[0].startswith("ERROR") else None
-                if err:
-                    # Citus' own limit (the same error without pg_gpu), or a failure
-                    cpu, _ = answer(coord, DB, nogpu[q], nogpu_set)
-                    if cpu[:1] == [err]:
-                        verdict = "not run by %s: %s" % (engine, err[:120])
-                        not_run += 1
-                        pr("| %s | %s | |" % (q, verdict) if not a.reps else
-                           "| %s | | | | | | %s | |" % (q, verdict))
-                        continue
-                same = not err and (want == got or sorted(want) == sorted(got))
-                ok_ans += same
-                ok_gpu += gpu_ok
-                if not same:
-                    pr("<!-- %s: want %s got %s -->" % (q, want[:5], got[:5]))
-                verdict = ("same (%d rows)" % len(want)) if same else "**DIFFERENT**"
-                if a.bench == "ssb":
-                    gpu_txt = "yes" if gpu_ok else "no"
-                else:
-                    gpu_txt = "%d of %d (%s)" % (sum(1 for r in runs if r), len(runs),
-                                                 ", ".join(str(r) for r in runs))
-                if fell:
-                    gpu_txt += " (%d fallbacks)" % fell
-                if a.reps and first:
-                    t_pg = timed(coord, SINGLE, bench_q[q], a.reps, pg8)
-                    t_sh = timed(coord, DB, sharded[q], a.reps)
-                    before = [gpu_runs(s, nodes) for s in shards]
-                    t_cpu = timed(coord, DB, nogpu[q], a.reps, nogpu_set)
-                    if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s, nodes) for s in shards])):
-                        die("%s: the run without pg_gpu used the GPU" % q)
-                    r_pg.append(t_pg / t_sh)
-                    r_cpu.append(t_cpu / t_sh)
-                    pr("| %s | %.1f | %.1f | %.1f | %.2f× | %.2f× | %s | %s |" % (
-                        q, t_pg, t_sh, t_cpu, t_pg / t_sh, t_cpu / t_sh,
-                        verdict, gpu_txt))
-                elif a.reps:
-                    pr("| %s | | | | | | %s | %s |" % (q, verdict, gpu_txt))
-                else:
-                    pr("| %s | %s | %s |" % (q, verdict, gpu_txt))
-            if r_pg:
-                g = lambda r: math.exp(sum(math.log(x) for x in r) / len(r))  # noqa: E731
-                pr()
-                pr("Geometric mean: %.2f× PostgreSQL's 8 workers on one node, %.2f× the same "
-                   "shards without pg_gpu." % (g(r_pg), g(r_cpu)))
-            pr()
-            checked = len(names) - not_run
-            summary = ("shardcheck: %s, %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
-                       "%s %d/%d" % (engine, a.bench, a.shards, a.sf, len(names), ok_ans, checked,
-                                     "GpuAgg ran on every shard" if a.bench == "ssb" else
-                                     "a GPU node ran on every shard", ok_gpu, checked))
-            if not_run:
-                summary += ", not run by %s %d" % (engine, not_run)
-            pr(summary)
-            # TPC-H: the GPU nodes are reported; a query on reference tables alone runs
-            # on one node, and small shards may keep PostgreSQL's plans at default costs
-            failures += (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0)
+            n_bad, t_sh, wants = check(a, engine, coord, shards, bench_q, sharded, nogpu,
+                                       nogpu_set, nodes, pr)
+            failures += n_bad
+            if other:
+                for i, s in enumerate(shards):
+                    s.restart(gpu_env(other, i))
+                now_gpus = other
+                failures += compare(a, coord, sharded, wants, t_sh, gpus, other, pr)
             for i, s in enumerate(shards):
                 fb = run(s, DB, "SELECT node, reason, count FROM pg_gpu_fallbacks ORDER BY 1, 2")
                 if fb:
                     pr("Shard %d fallbacks: %s" % (i + 1, "; ".join("%s %s %s" % tuple(r) for r in fb)))
         finally:
             if a.out:
+                os.makedirs(a.out, exist_ok=True)
                 for i, s in enumerate(shards):
                     try:
                         shutil.copy(s.log, os.path.join(a.out, "%s-shard%d.log" % (engine, i + 1)))
                     except OSError:
                         pass
-            if not a.keep:
-                for s in servers:
-                    s.stop()
+            if a.keep:
+                with open(a.reuse or a.state, "w") as f:
+                    json.dump({"engine": engine, "bench": a.bench, "sf": a.sf,
+                               "nshards": a.shards, "gpus": now_gpus,
+                               "coord": [coord.base, coord.port],
+                               "shards": [[s.base, s.port] for s in shards]}, f)
+                print("shard: kept (%s): %s" % (a.reuse or a.state, ", ".join(
+                    "%s port %d" % (s.base, s.port) for s in [coord] + shards)))
             else:
-                print("shard: kept: " + ", ".join("%s port %d" % (s.base, s.port) for s in servers))
+                for s in [coord] + shards:
+                    s.keep = False      # reused ones too: stopped and removed
+                    s.stop()
+                if a.reuse:
+                    os.remove(a.reuse)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "shard_results.md"), "w") as f:
             f.write("\n".join(lines) + "\n")
     sys.exit(1 if failures else 0)
+
+
+def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, pr):
+    """Every query through the coordinator, --rounds times: its answer against the
+    oracle's, the GPU runs on each shard; with --reps its times.  Returns the
+    failures, the sharded run's ms a query and the oracle's answers."""
+    gpu_col = "GPU on every shard" if a.bench == "ssb" else \
+        "shards where a GPU node ran (runs on each)"
+    if a.reps:
+        pr("| query | PG 8 workers ms | sharded, pg_gpu ms | sharded, no pg_gpu ms "
+           "| vs PG | vs no pg_gpu | answers | %s |" % gpu_col)
+        pr("|---|---|---|---|---|---|---|---|")
+    else:
+        pr("| query | answers | %s |" % gpu_col)
+        pr("|---|---|---|")
+    ok_ans = ok_gpu = not_run = 0
+    r_pg, r_cpu, t_shard = [], [], {}
+    names = a.queries.split(",") * a.rounds
+    wants = {}
+    for q in names:
+        first = q not in wants
+        if first:  # the oracle's answer once a query; later rounds check against it
+            wants[q], _ = answer(coord, SINGLE, bench_q[q], PG8)
+            if wants[q][:1] and wants[q][0].startswith("ERROR"):
+                die("%s on one node: %s" % (q, wants[q][0]))
+        want = wants[q]
+        before = [gpu_runs(s, nodes) for s in shards]
+        got, _ = answer(coord, DB, sharded[q])
+        after = [gpu_runs(s, nodes) for s in shards]
+        runs = [b[0] - a0[0] for a0, b in zip(before, after)]
+        fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
+        gpu_ok = all(runs) and (fell == 0 or not a.force)
+        err = got[0] if got[:1] and got[0].startswith("ERROR") else None
+        if err:
+            # Citus' own limit (the same error without pg_gpu), or a failure
+            cpu, _ = answer(coord, DB, nogpu[q], nogpu_set)
+            if cpu[:1] == [err]:
+                verdict = "not run by %s: %s" % (engine, err[:120])
+                not_run += 1
+                pr("| %s | %s | |" % (q, verdict) if not a.reps else
+                   "| %s | | | | | | %s | |" % (q, verdict))
+                continue
+        same = not err and (want == got or sorted(want) == sorted(got))
+        ok_ans += same
+        ok_gpu += gpu_ok
+        if not same:
+            pr("<!-- %s: want %s got %s -->" % (q, want[:5], got[:5]))
+        verdict = ("same (%d rows)" % len(want)) if same else "**DIFFERENT**"
+        if a.bench == "ssb":
+            gpu_txt = "yes" if gpu_ok else "no"
+        else:
+            gpu_txt = "%d of %d (%s)" % (sum(1 for r in runs if r), len(runs),
+                                         ", ".join(str(r) for r in runs))
+        if fell:
+            gpu_txt += " (%d fallbacks)" % fell
+        if a.reps and first:
+            t_pg = timed(coord, SINGLE, bench_q[q], a.reps, PG8)
+            t_sh = t_shard[q] = timed(coord, DB, sharded[q], a.reps)
+            r_pg.append(t_pg / t_sh)
+            cpu_txt = ("–", "–")
+            if not a.no_cpu_timing:
+                before = [gpu_runs(s, nodes) for s in shards]
+                t_cpu = timed(coord, DB, nogpu[q], a.reps, nogpu_set)
+                if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s, nodes) for s in shards])):
+                    die("%s: the run without pg_gpu used the GPU" % q)
+                r_cpu.append(t_cpu / t_sh)
+                cpu_txt = ("%.1f" % t_cpu, "%.2f×" % (t_cpu / t_sh))
+            pr("| %s | %.1f | %.1f | %s | %.2f× | %s | %s | %s |" % (
+                q, t_pg, t_sh, cpu_txt[0], t_pg / t_sh, cpu_txt[1], verdict, gpu_txt))
+        elif a.reps:
+            pr("| %s | | | | | | %s | %s |" % (q, verdict, gpu_txt))
+        else:
+            pr("| %s | %s | %s |" % (q, verdict, gpu_txt))
+    if r_pg:
+        pr()
+        pr("Geometric mean: %.2f× PostgreSQL's 8 workers on one node%s." % (
+            geomean(r_pg), ", %.2f× the same shards without pg_gpu" % geomean(r_cpu) if r_cpu else ""))
+    pr()
+    checked = len(names) - not_run
+    summary = ("shardcheck: %s, %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
+               "%s %d/%d" % (engine, a.bench, a.shards, a.sf, len(names), ok_ans, checked,
+                             "GpuAgg ran on every shard" if a.bench == "ssb" else
+                             "a GPU node ran on every shard", ok_gpu, checked))
+    if not_run:
+        summary += ", not run by %s %d" % (engine, not_run)
+    pr(summary)
+    # TPC-H: the GPU nodes are reported; a query on reference tables alone runs on one
+    # node, and small shards may keep PostgreSQL's plans at default costs
+    return (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0), t_shard, wants
+
+
+def compare(a, coord, sharded, wants, t_shard, gpus, other, pr):
+    """The sharded runs again after the shards' restart on the GPUs `other` (a
+    second GPU against a shared one: --gpus 0,1 --compare-gpus 0,0): answers checked,
+    times against the first pass.  Returns the wrong answers."""
+    pr()
+    pr("Shards restarted on GPUs %s (first pass: %s):" % (
+        ",".join(other[i % len(other)] for i in range(a.shards)),
+        ",".join(gpus[i % len(gpus)] for i in range(a.shards)) if gpus else "as started"))
+    pr()
+    pr("| query | GPUs %s ms | first pass ms | first pass vs this | answers |" % ",".join(other))
+    pr("|---|---|---|---|---|")
+    bad, ratios = 0, []
+    for q in [q for q in a.queries.split(",") if q in t_shard]:
+        want = wants[q]
+        got, _ = answer(coord, DB, sharded[q])
+        same = want == got or sorted(want) == sorted(got)
+        bad += not same
+        t = timed(coord, DB, sharded[q], a.reps)
+        ratios.append(t / t_shard[q])
+        pr("| %s | %.1f | %.1f | %.2f× | %s |" % (q, t, t_shard[q], t / t_shard[q],
+                                                  "same" if same else "**DIFFERENT**"))
+    if ratios:
+        pr()
+        pr("Geometric mean: the first pass %.2f× as fast as on GPUs %s." % (
+            geomean(ratios), ",".join(other)))
+    return bad
 
 
 if __name__ == "__main__":
