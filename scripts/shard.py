@@ -41,13 +41,15 @@ times (answers checked each time against the oracle's one answer; timed once).
   scripts/shard.py [--engine fdw|citus|both] [--bench ssb|tpch] [--shards 2] [--sf 0.05] [--emulate]
                    [--force] [--gpus 0,1] [--reps 0] [--rounds 1] [--queries Q1.1,Q2.1]
                    [--shared-buffers 256MB] [--out DIR] [--keep] [--state FILE] [--reuse FILE]
-                   [--compare-gpus 0,0] [--no-cpu-timing]
+                   [--compare-gpus 0,0] [--compare-one-worker] [--no-cpu-timing]
 
 Long runs across calls of a machine (the GPU host's 600 s a call): --keep leaves the
 clusters running and describes them in --state; --reuse FILE runs the queries on them
 again without loading (restarting the shards when --gpus differs).  --compare-gpus
 LIST restarts the shards on other GPUs after the timed pass and times the sharded
 runs again: `--gpus 0,1 --compare-gpus 0,0` is a second GPU against one shared GPU.
+--compare-one-worker (Citus) then moves every shard to the first worker
+(citus_drain_node) and times again: one worker with one GPU.
 """
 import argparse
 import json
@@ -374,6 +376,11 @@ def clusters(a, engine, gpus):
     shards = [OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","), conf=shard_conf(a),
                          env=gpu_env(gpus, i), prefix="pg_gpu_shard%d." % (i + 1))
               for i in range(a.shards)]
+    if engine == "citus":
+        # the node's own address for Citus' connections to itself (moving shards):
+        # the clusters listen on their socket directories only
+        for s in [coord] + shards:
+            s.conf += "\ncitus.local_hostname = '%s'\n" % s.base
     return coord, shards
 
 
@@ -437,6 +444,8 @@ def main():
     ap.add_argument("--gpus", default="", help="GPUs for the shards in turn (CUDA_VISIBLE_DEVICES)")
     ap.add_argument("--compare-gpus", default="",
                     help="then restart the shards with these GPUs and time the sharded runs again")
+    ap.add_argument("--compare-one-worker", action="store_true",
+                    help="Citus: then move every shard to the first worker and time again")
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
     ap.add_argument("--no-cpu-timing", action="store_true",
                     help="with --reps: skip timing the shards without pg_gpu")
@@ -480,8 +489,10 @@ def main():
         engines = ["fdw"]
     gpus = [g for g in a.gpus.split(",") if g != ""]
     other = [g for g in a.compare_gpus.split(",") if g != ""]
-    if other and not a.reps:
-        die("--compare-gpus needs --reps")
+    if (other or a.compare_one_worker) and not a.reps:
+        die("--compare-gpus and --compare-one-worker need --reps")
+    if a.compare_one_worker and engines != ["citus"]:
+        die("--compare-one-worker moves Citus shards: --engine citus")
     lines = []
 
     def pr(s=""):
@@ -515,7 +526,27 @@ def main():
                 for i, s in enumerate(shards):
                     s.restart(gpu_env(other, i))
                 now_gpus = other
-                failures += compare(a, coord, sharded, wants, t_sh, gpus, other, pr)
+                failures += compare(a, coord, sharded, wants, t_sh,
+                                    "Shards restarted on GPUs %s (first pass: %s)" % (
+                                        ",".join(other[i % len(other)] for i in range(a.shards)),
+                                        ",".join(gpus[i % len(gpus)] for i in range(a.shards))
+                                        if gpus else "as started"), "GPUs " + ",".join(other), pr)
+            if a.compare_one_worker:
+                # every shard moved to the first worker (Citus copies them over), the
+                # others left without any: one worker, one GPU
+                t1 = time.time()
+                for s in shards[1:]:
+                    run(coord, DB, "SELECT citus_drain_node('%s', %d, 'block_writes')"
+                        % (s.host, s.port))
+                fact = "lineorder" if a.bench == "ssb" else "lineitem"
+                per = run(coord, DB, "SELECT count(*) FILTER (WHERE nodeport = %d), count(*) "
+                          "FROM citus_shards WHERE table_name = '%s'::regclass"
+                          % (shards[0].port, fact))[0]
+                failures += compare(a, coord, sharded, wants, t_sh,
+                                    "Every shard moved to worker 1 (in %.0f s; %s of %s %s "
+                                    "shards there), which alone runs them on its GPU"
+                                    % (time.time() - t1, per[0], per[1], fact),
+                                    "one worker", pr)
             for i, s in enumerate(shards):
                 fb = run(s, DB, "SELECT node, reason, count FROM pg_gpu_fallbacks ORDER BY 1, 2")
                 if fb:
@@ -638,16 +669,14 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
     return (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0), t_shard, wants
 
 
-def compare(a, coord, sharded, wants, t_shard, gpus, other, pr):
-    """The sharded runs again after the shards' restart on the GPUs `other` (a
-    second GPU against a shared one: --gpus 0,1 --compare-gpus 0,0): answers checked,
-    times against the first pass.  Returns the wrong answers."""
+def compare(a, coord, sharded, wants, t_shard, title, label, pr):
+    """The sharded runs again after a change of the cluster (the shards restarted on
+    other GPUs; every shard on one worker): answers checked, times against the first
+    pass.  Returns the wrong answers."""
     pr()
-    pr("Shards restarted on GPUs %s (first pass: %s):" % (
-        ",".join(other[i % len(other)] for i in range(a.shards)),
-        ",".join(gpus[i % len(gpus)] for i in range(a.shards)) if gpus else "as started"))
+    pr(title + ":")
     pr()
-    pr("| query | GPUs %s ms | first pass ms | first pass vs this | answers |" % ",".join(other))
+    pr("| query | %s ms | first pass ms | first pass vs this | answers |" % label)
     pr("|---|---|---|---|---|")
     bad, ratios = 0, []
     for q in [q for q in a.queries.split(",") if q in t_shard]:
@@ -661,8 +690,7 @@ def compare(a, coord, sharded, wants, t_shard, gpus, other, pr):
                                                   "same" if same else "**DIFFERENT**"))
     if ratios:
         pr()
-        pr("Geometric mean: the first pass %.2f× as fast as on GPUs %s." % (
-            geomean(ratios), ",".join(other)))
+        pr("Geometric mean: the first pass %.2f× as fast as %s." % (geomean(ratios), label))
     return bad
 
 
