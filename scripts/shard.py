@@ -42,6 +42,7 @@ times (answers checked each time against the oracle's one answer; timed once).
                    [--force] [--gpus 0,1] [--reps 0] [--rounds 1] [--queries Q1.1,Q2.1]
                    [--shared-buffers 256MB] [--out DIR] [--keep] [--state FILE] [--reuse FILE]
                    [--compare-gpus 0,0] [--compare-one-worker] [--no-cpu-timing]
+                   [--coordinator-gpu]
 
 Long runs across calls of a machine (the GPU host's 600 s a call): --keep leaves the
 clusters running and describes them in --state; --reuse FILE runs the queries on them
@@ -49,7 +50,9 @@ again without loading (restarting the shards when --gpus differs).  --compare-gp
 LIST restarts the shards on other GPUs after the timed pass and times the sharded
 runs again: `--gpus 0,1 --compare-gpus 0,0` is a second GPU against one shared GPU.
 --compare-one-worker (Citus) then moves every shard to the first worker
-(citus_drain_node) and times again: one worker with one GPU.
+(citus_drain_node) and times again: one worker with one GPU.  --coordinator-gpu
+(Citus) preloads pg_gpu on the coordinator too, where Citus runs a query over
+reference tables alone (its database "single" keeps pg_gpu.enabled = off).
 """
 import argparse
 import json
@@ -372,7 +375,11 @@ def clusters(a, engine, gpus):
             for i, s in enumerate(shards):
                 s.restart(gpu_env(gpus, i))
         return coord, shards
-    coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
+    if a.coordinator_gpu:
+        coord = OwnCluster(keep=a.keep, preload="citus,pg_gpu", conf=shard_conf(a),
+                           prefix="pg_gpu_coord.")
+    else:
+        coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
     shards = [OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","), conf=shard_conf(a),
                          env=gpu_env(gpus, i), prefix="pg_gpu_shard%d." % (i + 1))
               for i in range(a.shards)]
@@ -401,6 +408,10 @@ def build(a, engine, coord, shards):
         return
     for s in shards:
         run(s, DB, "CREATE EXTENSION pg_gpu")
+    if a.coordinator_gpu:
+        # the oracle and the 8-worker baseline stay PostgreSQL's own
+        run(coord, "postgres", "ALTER DATABASE %s SET pg_gpu.enabled = off" % SINGLE)
+        run(coord, DB, "CREATE EXTENSION pg_gpu")
     setup_citus(coord, shards)
     procs = max(1, a.procs // 2)
     if a.bench == "tpch":
@@ -446,6 +457,9 @@ def main():
                     help="then restart the shards with these GPUs and time the sharded runs again")
     ap.add_argument("--compare-one-worker", action="store_true",
                     help="Citus: then move every shard to the first worker and time again")
+    ap.add_argument("--coordinator-gpu", action="store_true",
+                    help="Citus: pg_gpu on the coordinator too (queries over reference "
+                         "tables alone run there)")
     ap.add_argument("--reps", type=int, default=0, help="time each query (median of N)")
     ap.add_argument("--no-cpu-timing", action="store_true",
                     help="with --reps: skip timing the shards without pg_gpu")
@@ -491,6 +505,8 @@ def main():
     other = [g for g in a.compare_gpus.split(",") if g != ""]
     if (other or a.compare_one_worker) and not a.reps:
         die("--compare-gpus and --compare-one-worker need --reps")
+    if a.coordinator_gpu and engines != ["citus"]:
+        die("--coordinator-gpu: --engine citus")
     if a.compare_one_worker and engines != ["citus"]:
         die("--compare-one-worker moves Citus shards: --engine citus")
     lines = []
@@ -595,6 +611,7 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
         pr("|---|---|---|")
     ok_ans = ok_gpu = not_run = 0
     r_pg, r_cpu, t_shard = [], [], {}
+    servers = shards + ([coord] if a.coordinator_gpu else [])
     names = a.queries.split(",") * a.rounds
     wants = {}
     for q in names:
@@ -604,11 +621,12 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
             if wants[q][:1] and wants[q][0].startswith("ERROR"):
                 die("%s on one node: %s" % (q, wants[q][0]))
         want = wants[q]
-        before = [gpu_runs(s, nodes) for s in shards]
+        before = [gpu_runs(s, nodes) for s in servers]
         got, _ = answer(coord, DB, sharded[q])
-        after = [gpu_runs(s, nodes) for s in shards]
+        after = [gpu_runs(s, nodes) for s in servers]
         runs = [b[0] - a0[0] for a0, b in zip(before, after)]
         fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
+        crun = runs.pop() if a.coordinator_gpu else 0
         gpu_ok = all(runs) and (fell == 0 or not a.force)
         err = got[0] if got[:1] and got[0].startswith("ERROR") else None
         if err:
@@ -631,6 +649,8 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
         else:
             gpu_txt = "%d of %d (%s)" % (sum(1 for r in runs if r), len(runs),
                                          ", ".join(str(r) for r in runs))
+            if a.coordinator_gpu:
+                gpu_txt += "; coordinator %d" % crun
         if fell:
             gpu_txt += " (%d fallbacks)" % fell
         if a.reps and first:
@@ -639,9 +659,9 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
             r_pg.append(t_pg / t_sh)
             cpu_txt = ("–", "–")
             if not a.no_cpu_timing:
-                before = [gpu_runs(s, nodes) for s in shards]
+                before = [gpu_runs(s, nodes) for s in servers]
                 t_cpu = timed(coord, DB, nogpu[q], a.reps, nogpu_set)
-                if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s, nodes) for s in shards])):
+                if any(b[0] != a0[0] for a0, b in zip(before, [gpu_runs(s, nodes) for s in servers])):
                     die("%s: the run without pg_gpu used the GPU" % q)
                 r_cpu.append(t_cpu / t_sh)
                 cpu_txt = ("%.1f" % t_cpu, "%.2f×" % (t_cpu / t_sh))
