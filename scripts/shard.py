@@ -358,6 +358,14 @@ def gpu_env(gpus, i):
     return {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)]} if gpus else None
 
 
+def setup_of(a, engine):
+    """What a kept cluster was built with, for --reuse to match."""
+    return {"engine": engine, "bench": a.bench, "sf": a.sf, "shards": a.shards,
+            "citus_shards": a.citus_shards, "emulate": a.emulate, "force": a.force,
+            "coordinator_gpu": a.coordinator_gpu, "shard_conf": a.shard_conf,
+            "shared_buffers": a.shared_buffers}
+
+
 def clusters(a, engine, gpus):
     """The coordinator and the shard servers, not started; with --reuse, those an
     earlier --keep run left running (restarted when --gpus differs from theirs)."""
@@ -365,9 +373,11 @@ def clusters(a, engine, gpus):
     if a.reuse:
         with open(a.reuse) as f:
             st = json.load(f)
-        if [st[k] for k in ("engine", "bench", "sf", "nshards")] != [engine, a.bench, a.sf, a.shards]:
-            die("--reuse %s: its clusters are %s, %s, SF %g, %d shards" % (
-                a.reuse, st["engine"], st["bench"], st["sf"], st["nshards"]))
+        if st["setup"] != setup_of(a, engine):
+            die("--reuse %s: its clusters were set up as %s, not %s" % (
+                a.reuse, st["setup"], setup_of(a, engine)))
+        if st["drained"]:
+            die("--reuse %s: every shard was moved to one worker (--compare-one-worker)" % a.reuse)
         coord = OwnCluster.attach(*st["coord"])
         shards = [OwnCluster.attach(b, p, gpu_env(st["gpus"], i))
                   for i, (b, p) in enumerate(st["shards"])]
@@ -417,12 +427,25 @@ def build(a, engine, coord, shards):
     if a.bench == "tpch":
         setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
         run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
-        jobs = [threading.Thread(target=load_tpch, args=(coord, SINGLE, a.sf, procs)),
-                threading.Thread(target=load_tpch, args=(coord, DB, a.sf, procs, True))]
+        tpch.tpchgen()      # installed from .tpchgen once, before the two loads
+        errs = []
+
+        def load(*args):
+            try:
+                load_tpch(*args)
+            except SystemExit as e:     # a thread's exit would vanish
+                errs.append(str(e))
+        jobs = [threading.Thread(target=load, args=(coord, SINGLE, a.sf, procs)),
+                threading.Thread(target=load, args=(coord, DB, a.sf, procs, True))]
         for j in jobs:
             j.start()
         for j in jobs:
             j.join()
+        if errs:
+            die(errs[0])
+        n = [run(coord, db, "SELECT count(*) FROM lineitem")[0][0] for db in (SINGLE, DB)]
+        if n[0] != n[1] or n[0] == "0":
+            die("TPC-H loaded %s lineitem rows on one node, %s through Citus" % tuple(n))
     else:
         setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
         load_ssb([(coord, SINGLE, 0, 1)], a.sf, procs)
@@ -494,8 +517,8 @@ def main():
     if a.bench == "tpch" and "fdw" in engines:
         die("--bench tpch runs under Citus only: PostgreSQL 15's postgres_fdw pushes no "
             "partial aggregate, and shard.py writes the per-shard form of SSB's queries only")
-    if a.reuse and len(engines) > 1:
-        die("--reuse takes one engine")
+    if (a.reuse or a.keep) and len(engines) > 1:
+        die("--keep and --reuse take one engine (one state file)")
     if "citus" in engines and not have_citus():
         if a.engine == "citus":
             die("the citus extension is not installed (scripts/citus_build.sh)")
@@ -542,7 +565,7 @@ def main():
                 for i, s in enumerate(shards):
                     s.restart(gpu_env(other, i))
                 now_gpus = other
-                failures += compare(a, coord, sharded, wants, t_sh,
+                failures += compare(a, coord, shards, nodes, sharded, wants, t_sh,
                                     "Shards restarted on GPUs %s (first pass: %s)" % (
                                         ",".join(other[i % len(other)] for i in range(a.shards)),
                                         ",".join(gpus[i % len(gpus)] for i in range(a.shards))
@@ -558,7 +581,7 @@ def main():
                 per = run(coord, DB, "SELECT count(*) FILTER (WHERE nodeport = %d), count(*) "
                           "FROM citus_shards WHERE table_name = '%s'::regclass"
                           % (shards[0].port, fact))[0]
-                failures += compare(a, coord, sharded, wants, t_sh,
+                failures += compare(a, coord, shards, nodes, sharded, wants, t_sh,
                                     "Every shard moved to worker 1 (in %.0f s; %s of %s %s "
                                     "shards there), which alone runs them on its GPU"
                                     % (time.time() - t1, per[0], per[1], fact),
@@ -577,8 +600,8 @@ def main():
                         pass
             if a.keep:
                 with open(a.reuse or a.state, "w") as f:
-                    json.dump({"engine": engine, "bench": a.bench, "sf": a.sf,
-                               "nshards": a.shards, "gpus": now_gpus,
+                    json.dump({"setup": setup_of(a, engine), "gpus": now_gpus,
+                               "drained": a.compare_one_worker,
                                "coord": [coord.base, coord.port],
                                "shards": [[s.base, s.port] for s in shards]}, f)
                 print("shard: kept (%s): %s" % (a.reuse or a.state, ", ".join(
@@ -629,7 +652,7 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
         crun = runs.pop() if a.coordinator_gpu else 0
         gpu_ok = all(runs) and (fell == 0 or not a.force)
         err = got[0] if got[:1] and got[0].startswith("ERROR") else None
-        if err:
+        if err and a.bench == "tpch" and err.startswith("ERROR 0A000"):
             # Citus' own limit (the same error without pg_gpu), or a failure
             cpu, _ = answer(coord, DB, nogpu[q], nogpu_set)
             if cpu[:1] == [err]:
@@ -686,28 +709,40 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
     pr(summary)
     # TPC-H: the GPU nodes are reported; a query on reference tables alone runs on one
     # node, and small shards may keep PostgreSQL's plans at default costs
-    return (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0), t_shard, wants
+    bad = (checked - ok_ans) + ((checked - ok_gpu) if a.bench == "ssb" else 0)
+    return bad + (checked == 0), t_shard, wants
 
 
-def compare(a, coord, sharded, wants, t_shard, title, label, pr):
+def compare(a, coord, shards, nodes, sharded, wants, t_shard, title, label, pr):
     """The sharded runs again after a change of the cluster (the shards restarted on
     other GPUs; every shard on one worker): answers checked, times against the first
-    pass.  Returns the wrong answers."""
+    pass.  Returns the failures: wrong answers and, for SSB, a shard holding data
+    where GpuAgg did not run."""
     pr()
     pr(title + ":")
     pr()
-    pr("| query | %s ms | first pass ms | first pass vs this | answers |" % label)
-    pr("|---|---|---|---|---|")
+    pr("| query | %s ms | first pass ms | first pass vs this | answers | GPU runs on each shard |"
+       % label)
+    pr("|---|---|---|---|---|---|")
     bad, ratios = 0, []
     for q in [q for q in a.queries.split(",") if q in t_shard]:
         want = wants[q]
+        before = [gpu_runs(s, nodes) for s in shards]
         got, _ = answer(coord, DB, sharded[q])
+        after = [gpu_runs(s, nodes) for s in shards]
         same = want == got or sorted(want) == sorted(got)
-        bad += not same
+        # SSB: GpuAgg on every shard that holds data, without fallbacks (a GPU the
+        # host lacks would fall back to the CPU and be timed as the GPU)
+        gpu = [b[0] - a0[0] for a0, b in zip(before, after)]
+        fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
+        gpu_ok = a.bench != "ssb" or (any(gpu) and (fell == 0 or not a.force) and
+                                      (all(gpu) or label == "one worker"))
+        bad += (not same) + (not gpu_ok)
         t = timed(coord, DB, sharded[q], a.reps)
         ratios.append(t / t_shard[q])
-        pr("| %s | %.1f | %.1f | %.2f× | %s |" % (q, t, t_shard[q], t / t_shard[q],
-                                                  "same" if same else "**DIFFERENT**"))
+        pr("| %s | %.1f | %.1f | %.2f× | %s | %s |" % (
+            q, t, t_shard[q], t / t_shard[q], "same" if same else "**DIFFERENT**",
+            ", ".join(str(g) for g in gpu) + (" (%d fallbacks)" % fell if fell else "")))
     if ratios:
         pr()
         pr("Geometric mean: the first pass %.2f× as fast as %s." % (geomean(ratios), label))

@@ -198,6 +198,31 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
 	}
 }
 
+/*
+ * The dynamic shared memory the grouping kernels may take on this device: the
+ * policy's budget, or less where the device's per-block opt-in limit, less the
+ * kernels' static shared memory, is lower (about 163 KB on an A100, 99 KB on
+ * sm_86/89).  The same value for every task on the device: the limit set with
+ * cudaFuncSetAttribute is the function's, for the whole process (group_policy).
+ */
+static pg_gpu_status
+group_smem_limit(size_t *limit, pg_gpu_error *err)
+{
+	int			dev = 0;
+	int			optin = 0;
+	cudaFuncAttributes fp, fc;
+
+	PG_GPU_TRY(err, cudaGetDevice(&dev));
+	PG_GPU_TRY(err, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+	PG_GPU_TRY(err, cudaFuncGetAttributes(&fp, group_rows_kernel<page_chunk>));
+	PG_GPU_TRY(err, cudaFuncGetAttributes(&fc, group_rows_kernel<cc_chunk>));
+	size_t		stat = fp.sharedSizeBytes > fc.sharedSizeBytes ? fp.sharedSizeBytes : fc.sharedSizeBytes;
+	size_t		room = (size_t) optin > stat ? (size_t) optin - stat : 0;
+
+	*limit = room < group_policy::dyn_smem_max ? room : group_policy::dyn_smem_max;
+	return PG_GPU_OK;
+}
+
 static pg_gpu_status
 group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 {
@@ -209,8 +234,11 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 	size_t		entry = sizeof(uint64_t) * agg->layout.words;
 	size_t		pages = (size_t) group_policy::pages * PG_GPU_BLCKSZ;
 	int			per_sm = 0;
+	size_t		limit = 0;
 	pg_gpu_status st;
 
+	if ((st = group_smem_limit(&limit, err)) != PG_GPU_OK)
+		return st;
 	agg->ntext = text_keys(t);
 	agg->smem_cap = 0;
 	agg->smem_str = 0;
@@ -221,9 +249,9 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 
 		if (c < 64)
 			c = 64;
-		while (c > 64 && pages + c * entry + str > group_policy::smem_budget)
+		while (c > 64 && pages + c * entry + str > limit)
 			c >>= 1;
-		if (pages + c * entry + str <= group_policy::smem_budget)
+		if (pages + c * entry + str <= limit)
 		{
 			agg->smem_cap = (int) c;
 			agg->smem_str = (int) str;
@@ -232,12 +260,13 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry + agg->smem_str;
 	static_assert((size_t) group_policy::pages * PG_GPU_BLCKSZ <= group_policy::dyn_smem_max,
 				  "a block's pages fit the shared memory limit");
+	if (agg->dyn_smem > limit)
+		return set_error(err, PG_GPU_CUDA_ERROR, "the device's shared memory per block (%zu bytes "
+						 "for the grouping kernel) holds less than a block's pages", limit);
 	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<page_chunk>,
-										 cudaFuncAttributeMaxDynamicSharedMemorySize,
-										 (int) group_policy::dyn_smem_max));
+										 cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit));
 	PG_GPU_TRY(err, cudaFuncSetAttribute(group_rows_kernel<cc_chunk>,
-										 cudaFuncAttributeMaxDynamicSharedMemorySize,
-										 (int) group_policy::dyn_smem_max));
+										 cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit));
 	PG_GPU_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, group_rows_kernel<page_chunk>,
 																   group_policy::threads, agg->dyn_smem));
 	agg->group_blocks = sms * (per_sm > 0 ? per_sm : 1);
