@@ -4,7 +4,14 @@ queries timed with PostgreSQL's 8-worker plan, with pg_gpu at default costs and
 (--serial) PostgreSQL serial, the answers compared, the GPU nodes that ran listed.
 
   bench/ssb/ssb.py [--sf 10] [--load | --skip-load] [--queries Q1.1,Q3.1] [--reps 3]
-                   [--serial] [--procs 16] [--out DIR]
+                   [--serial] [--procs 16] [--cache] [--clients 1,16 [--seconds 20]
+                   [--force]] [--out DIR]
+
+--clients: then that many clients at once (each count of the list in turn) run the
+queries for --seconds, each query in a new connection (bench/connections.py's loop),
+at default costs (or --force): queries/s, p50, p95, errors, and every answer against
+PostgreSQL's; the GPU service's workers are named, so that runs with one GPU and with
+several (pg_gpu.service_devices) compare.  --reps 0 skips the per-query table.
 
 Needs a running cluster that preloads pg_gpu (PGHOST/PGPORT/PGUSER/PGDATABASE as
 psql takes them; on the GPU host `source .gpuhost/pg-up`).  The tables are loaded
@@ -246,6 +253,39 @@ def gpu_nodes(settings, q):
     return desc + (f" (fallback: {'; '.join(fb)})" if fb else ""), out
 
 
+def clients_run(a, pr):
+    """--clients: the queries by many clients at once; returns the wrong answers."""
+    import connections  # noqa: E402  (bench/connections.py: the client loop)
+    names = a.queries.split(",")
+    settings = "SET extra_float_digits = 0; SET max_parallel_workers_per_gather = 8;\n"
+    want = {}
+    for n in names:
+        _, r = connections.run_psql(settings + "SET pg_gpu.enabled = off;\n" + Q[n] + ";\n")
+        if r.returncode != 0:
+            raise SystemExit(f"{n} with pg_gpu off failed: {r.stderr.strip()}")
+        want[Q[n]] = r.stdout.strip()
+    svc = psql("SELECT coalesce((SELECT string_agg('worker ' || device || ': GPU ' || gpu, '; ' "
+               "ORDER BY device) FROM pg_gpu_service()), 'off')").strip()
+    pr()
+    pr(f"### {len(names)} queries by many clients, each query in a new connection, "
+       f"{'forced' if a.force else 'default costs'}, {a.seconds:g} s each")
+    pr()
+    pr(f"GPU service: {svc}")
+    pr()
+    pr("| clients | queries | queries/s | p50 ms | p95 ms | errors | wrong answers | GPU memory peak MiB |")
+    pr("|---|---|---|---|---|---|---|---|")
+    wrong = 0
+    for c in [int(x) for x in a.clients.split(",") if x]:
+        r = connections.conn_per_query(c, a.seconds, want, [Q[n] for n in names],
+                                       settings + ("SET pg_gpu.force = on;\n" if a.force else ""))
+        wrong += r["wrong"] + r["errors"]
+        pr(f"| {c} | {r['queries']} | {r['qps']:.1f} | {r['p50']:.0f} | {r['p95']:.0f} | "
+           f"{r['errors']} | {r['wrong']} | {r['gpu_mib'] if r['gpu_mib'] is not None else '-'} |")
+        if r["first_error"]:
+            pr(f"\nfirst error: {r['first_error']}\n")
+    return wrong
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sf", type=float, default=10)
@@ -256,6 +296,9 @@ def main():
     ap.add_argument("--serial", action="store_true", help="also time PostgreSQL serial")
     ap.add_argument("--procs", type=int, default=16)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--clients", default="", help="clients at once, a list (1,16)")
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--force", action="store_true", help="--clients' queries forced")
     ap.add_argument("--cache", action="store_true",
                     help="put lineorder's columns that the queries read in the GPU service's "
                          "column cache first (pg_gpu_cache_table)")
@@ -303,15 +346,16 @@ def main():
     gpu = ["pg_gpu.enabled = on", "max_parallel_workers_per_gather = 8"]
     hdr = "| query | " + " | ".join(f"{m} ms" for m, _ in modes) + \
         " | pg_gpu ms | vs 8 workers | answers | GPU nodes |"
-    pr(hdr)
-    pr("|" + "---|" * (hdr.count("|") - 1))
+    if a.reps > 0:
+        pr(hdr)
+        pr("|" + "---|" * (hdr.count("|") - 1))
     rows = []
     ratios = []
     totals = {m: 0.0 for m, _ in modes}
     totals["pg_gpu"] = 0.0
     bad = 0
     plans = []
-    for name in a.queries.split(","):
+    for name in a.queries.split(",") if a.reps > 0 else []:
         q = Q[name]
         ms = {}
         for m, s in modes:
@@ -331,8 +375,11 @@ def main():
         for m in ms:
             rows.append((name, m, f"{ms[m]:.1f}", nodes if m == "pg_gpu" else ""))
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0
-    pr(f"| all | " + " | ".join(f"{totals[m]:,.0f}" for m, _ in modes) +
-       f" | {totals['pg_gpu']:,.0f} | geomean {geo:.2f}× | {bad} different | |")
+    if a.reps > 0:
+        pr(f"| all | " + " | ".join(f"{totals[m]:,.0f}" for m, _ in modes) +
+           f" | {totals['pg_gpu']:,.0f} | geomean {geo:.2f}× | {bad} different | |")
+    if a.clients:
+        bad += clients_run(a, pr)
     cache = psql("SELECT \"table\" || ': ' || blocks || ' blocks, ' || bytes || ' bytes, ' || scans "
                  "|| ' scans, ' || hits || ' from the cache' FROM pg_gpu_cache ORDER BY 1").strip()
     pr()
