@@ -367,22 +367,25 @@ def read_log_since(server):
 class OwnCluster:
     """initdb + pg_ctl under a temporary directory, as 'postgres' when we are root."""
 
-    def __init__(self, keep=False, preload="pg_gpu", conf="", env=None, prefix="pg_gpu_fuzz."):
+    def __init__(self, keep=False, preload="pg_gpu", conf="", env=None, prefix="pg_gpu_fuzz.",
+                 base=None, port=None):
         # preload: shared_preload_libraries; conf: more postgresql.conf lines;
-        # env: more environment for the postmaster (CUDA_VISIBLE_DEVICES)
+        # env: more environment for the postmaster (CUDA_VISIBLE_DEVICES);
+        # base, port: a cluster made earlier (attach)
         self.keep = keep
         self.preload, self.conf, self.env = preload, conf, env
         self.bindir = pg_bindir()
         self.root = os.geteuid() == 0
-        self.base = tempfile.mkdtemp(prefix=prefix)
-        os.chmod(self.base, 0o755)
+        if base is None:
+            base = tempfile.mkdtemp(prefix=prefix)
+            os.chmod(base, 0o755)
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            s.close()
+        self.base, self.host, self.port = base, base, port
         self.data = os.path.join(self.base, "data")
         self.log = os.path.join(self.base, "server.log")
-        self.host = self.base
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
         self.user = "postgres" if self.root else os.environ.get("USER") or "postgres"
         self.admin_db = "postgres"
         self.log_pos = 0
@@ -443,32 +446,24 @@ log_line_prefix = '%%m [%%p] '
     def new_log(self):
         return read_log_since(self)
 
+    def _pg_ctl_stop(self):
+        self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
+                   "stop"])
+
     def restart(self, env=None):
         """The same data directory, the postmaster started again with env
         (CUDA_VISIBLE_DEVICES: another GPU for its GPU service)."""
-        self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
-                   "stop"])
+        self._pg_ctl_stop()
         self.env = env
         self.launch()
 
     @classmethod
     def attach(cls, base, port, env=None):
         """A cluster left running by an earlier run (keep): its directory and port."""
-        self = cls.__new__(cls)
-        self.keep, self.preload, self.conf, self.env = True, "", "", env
-        self.bindir = pg_bindir()
-        self.root = os.geteuid() == 0
-        self.base, self.host, self.port = base, base, port
-        self.data = os.path.join(base, "data")
-        self.log = os.path.join(base, "server.log")
-        self.user = "postgres" if self.root else os.environ.get("USER") or "postgres"
-        self.admin_db = "postgres"
-        self.log_pos = 0
-        return self
+        return cls(keep=True, preload="", env=env, base=base, port=port)
 
     def stop(self):
-        self._run([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m", "fast", "-w",
-                   "stop"])
+        self._pg_ctl_stop()
         if not self.keep:
             shutil.rmtree(self.base, ignore_errors=True)
 

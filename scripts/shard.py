@@ -107,13 +107,14 @@ def run(srv, db, sql):
         c.close()
 
 
-def parallel(jobs):
-    """jobs: (server, db, sql) run side by side."""
+def side_by_side(fn, jobs):
+    """fn(*job) for every job, each in a thread; the first failure (die) after all
+    have ended (a thread's SystemExit would otherwise vanish)."""
     errs = []
 
     def one(j):
         try:
-            run(*j)
+            fn(*j)
         except SystemExit as e:
             errs.append(str(e))
     ts = [threading.Thread(target=one, args=(j,)) for j in jobs]
@@ -152,9 +153,9 @@ def load_ssb(targets, sf, procs, tables=True):
             sql = ssb.LINEORDER_SQL.format(lo=lo, hi=hi, ncust=n["customer"],
                                            nsupp=n["supplier"], npart=n["part"]).rstrip()
             facts.append((srv, db, sql.rstrip(";") + where + ";"))
-    parallel(dims)
-    parallel(facts)
-    parallel([(srv, db, "VACUUM ANALYZE date, customer, supplier, part, lineorder")
+    side_by_side(run, dims)
+    side_by_side(run, facts)
+    side_by_side(run, [(srv, db, "VACUUM ANALYZE date, customer, supplier, part, lineorder")
               for srv, db, _, _ in targets])
 
 
@@ -358,6 +359,11 @@ def gpu_env(gpus, i):
     return {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)]} if gpus else None
 
 
+def gpu_list(gpus, n):
+    """The GPUs of n shards given gpus in turn, as text."""
+    return ",".join(gpus[i % len(gpus)] for i in range(n))
+
+
 def setup_of(a, engine):
     """What a kept cluster was built with, for --reuse to match."""
     return {"engine": engine, "bench": a.bench, "sf": a.sf, "shards": a.shards,
@@ -385,11 +391,8 @@ def clusters(a, engine, gpus):
             for i, s in enumerate(shards):
                 s.restart(gpu_env(gpus, i))
         return coord, shards
-    if a.coordinator_gpu:
-        coord = OwnCluster(keep=a.keep, preload="citus,pg_gpu", conf=shard_conf(a),
-                           prefix="pg_gpu_coord.")
-    else:
-        coord = OwnCluster(keep=a.keep, preload=pre, conf=base_conf(a), prefix="pg_gpu_coord.")
+    cpre, cconf = ("citus,pg_gpu", shard_conf(a)) if a.coordinator_gpu else (pre, base_conf(a))
+    coord = OwnCluster(keep=a.keep, preload=cpre, conf=cconf, prefix="pg_gpu_coord.")
     shards = [OwnCluster(keep=a.keep, preload=(pre + ",pg_gpu").lstrip(","), conf=shard_conf(a),
                          env=gpu_env(gpus, i), prefix="pg_gpu_shard%d." % (i + 1))
               for i in range(a.shards)]
@@ -428,21 +431,7 @@ def build(a, engine, coord, shards):
         setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
         run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
         tpch.tpchgen()      # installed from .tpchgen once, before the two loads
-        errs = []
-
-        def load(*args):
-            try:
-                load_tpch(*args)
-            except SystemExit as e:     # a thread's exit would vanish
-                errs.append(str(e))
-        jobs = [threading.Thread(target=load, args=(coord, SINGLE, a.sf, procs)),
-                threading.Thread(target=load, args=(coord, DB, a.sf, procs, True))]
-        for j in jobs:
-            j.start()
-        for j in jobs:
-            j.join()
-        if errs:
-            die(errs[0])
+        side_by_side(load_tpch, [(coord, SINGLE, a.sf, procs), (coord, DB, a.sf, procs, True)])
         n = [run(coord, db, "SELECT count(*) FROM lineitem")[0][0] for db in (SINGLE, DB)]
         if n[0] != n[1] or n[0] == "0":
             die("TPC-H loaded %s lineitem rows on one node, %s through Citus" % tuple(n))
@@ -555,7 +544,7 @@ def main():
             pr("Shards: pg_gpu %s%s%s; %s in %.0f s." % (
                 "emulated on the CPU" if a.emulate else "on the GPU",
                 ", forced" if a.force else ", default costs",
-                (", GPUs " + ",".join(gpus[i % len(gpus)] for i in range(a.shards))) if gpus else "",
+                (", GPUs " + gpu_list(gpus, a.shards)) if gpus else "",
                 "reused (" + a.reuse + ")" if a.reuse else "set up and loaded", load_s))
             pr()
             n_bad, t_sh, wants = check(a, engine, coord, shards, bench_q, sharded, nogpu,
@@ -567,9 +556,9 @@ def main():
                 now_gpus = other
                 failures += compare(a, coord, shards, nodes, sharded, wants, t_sh,
                                     "Shards restarted on GPUs %s (first pass: %s)" % (
-                                        ",".join(other[i % len(other)] for i in range(a.shards)),
-                                        ",".join(gpus[i % len(gpus)] for i in range(a.shards))
-                                        if gpus else "as started"), "GPUs " + ",".join(other), pr)
+                                        gpu_list(other, a.shards),
+                                        gpu_list(gpus, a.shards) if gpus else "as started"),
+                                    "GPUs " + ",".join(other), True, pr)
             if a.compare_one_worker:
                 # every shard moved to the first worker (Citus copies them over), the
                 # others left without any: one worker, one GPU
@@ -585,7 +574,7 @@ def main():
                                     "Every shard moved to worker 1 (in %.0f s; %s of %s %s "
                                     "shards there), which alone runs them on its GPU"
                                     % (time.time() - t1, per[0], per[1], fact),
-                                    "one worker", pr)
+                                    "one worker", False, pr)
             for i, s in enumerate(shards):
                 fb = run(s, DB, "SELECT node, reason, count FROM pg_gpu_fallbacks ORDER BY 1, 2")
                 if fb:
@@ -713,11 +702,12 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
     return bad + (checked == 0), t_shard, wants
 
 
-def compare(a, coord, shards, nodes, sharded, wants, t_shard, title, label, pr):
+def compare(a, coord, shards, nodes, sharded, wants, t_shard, title, label, every_shard, pr):
     """The sharded runs again after a change of the cluster (the shards restarted on
     other GPUs; every shard on one worker): answers checked, times against the first
-    pass.  Returns the failures: wrong answers and, for SSB, a shard holding data
-    where GpuAgg did not run."""
+    pass.  every_shard: every shard holds data (else only some, after a move).
+    Returns the failures: wrong answers and, for SSB, GpuAgg not run where the
+    data is."""
     pr()
     pr(title + ":")
     pr()
@@ -736,7 +726,7 @@ def compare(a, coord, shards, nodes, sharded, wants, t_shard, title, label, pr):
         gpu = [b[0] - a0[0] for a0, b in zip(before, after)]
         fell = sum(b[1] - a0[1] for a0, b in zip(before, after))
         gpu_ok = a.bench != "ssb" or (any(gpu) and (fell == 0 or not a.force) and
-                                      (all(gpu) or label == "one worker"))
+                                      (all(gpu) or not every_shard))
         bad += (not same) + (not gpu_ok)
         t = timed(coord, DB, sharded[q], a.reps)
         ratios.append(t / t_shard[q])

@@ -36,16 +36,14 @@ struct group_policy
 {
 	static constexpr int threads = 512;
 	static constexpr int pages = threads / page_policy::threads;	/* pages per block step */
+	/*
+	 * Dynamic shared memory for a block's pages and table, at most; also the
+	 * kernels' limit (cudaFuncSetAttribute), one value for every task, since the
+	 * limit is the function's for the whole process (group.cu, group_smem_limit).
+	 */
 	static constexpr size_t smem_budget = 200 * 1024;
 	static constexpr int64_t smem_groups_max = 4096;	/* above this, no per-block tables */
 	static constexpr size_t smem_str_bytes = 48 * 1024;	/* text keys of a per-block table */
-	/*
-	 * The kernels' dynamic shared memory limit, one value for every task: the
-	 * limit is a property of the function in the process, so tasks that set
-	 * their own sizes side by side (the GPU service runs several at once) could
-	 * lower it under another's launch, which then fails.
-	 */
-	static constexpr size_t dyn_smem_max = smem_budget;
 };
 
 /* Grid-stride kernels over arrays (rehash, compaction, sort helpers, top-N select). */

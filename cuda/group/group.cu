@@ -203,7 +203,9 @@ group_compact_kernel(const uint64_t *tab, uint64_t cap, int words, uint64_t *out
  * policy's budget, or less where the device's per-block opt-in limit, less the
  * kernels' static shared memory, is lower (about 163 KB on an A100, 99 KB on
  * sm_86/89).  The same value for every task on the device: the limit set with
- * cudaFuncSetAttribute is the function's, for the whole process (group_policy).
+ * cudaFuncSetAttribute is the function's, for the whole process: tasks that set
+ * their own sizes side by side (the GPU service runs several at once) lowered it
+ * under each other's launches.
  */
 static pg_gpu_status
 group_smem_limit(size_t *limit, pg_gpu_error *err)
@@ -219,7 +221,7 @@ group_smem_limit(size_t *limit, pg_gpu_error *err)
 	size_t		stat = fp.sharedSizeBytes > fc.sharedSizeBytes ? fp.sharedSizeBytes : fc.sharedSizeBytes;
 	size_t		room = (size_t) optin > stat ? (size_t) optin - stat : 0;
 
-	*limit = room < group_policy::dyn_smem_max ? room : group_policy::dyn_smem_max;
+	*limit = room < group_policy::smem_budget ? room : group_policy::smem_budget;
 	return PG_GPU_OK;
 }
 
@@ -258,7 +260,7 @@ group_setup(gpu_agg *agg, int sms, pg_gpu_error *err)
 		}
 	}
 	agg->dyn_smem = pages + (size_t) agg->smem_cap * entry + agg->smem_str;
-	static_assert((size_t) group_policy::pages * PG_GPU_BLCKSZ <= group_policy::dyn_smem_max,
+	static_assert((size_t) group_policy::pages * PG_GPU_BLCKSZ <= group_policy::smem_budget,
 				  "a block's pages fit the shared memory limit");
 	if (agg->dyn_smem > limit)
 		return set_error(err, PG_GPU_CUDA_ERROR, "the device's shared memory per block (%zu bytes "
