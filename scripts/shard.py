@@ -437,8 +437,9 @@ def build(a, engine, coord, shards):
             die("TPC-H loaded %s lineitem rows on one node, %s through Citus" % tuple(n))
     else:
         setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
-        load_ssb([(coord, SINGLE, 0, 1)], a.sf, procs)
-        load_ssb([(coord, DB, 0, 1)], a.sf, procs, tables=False)
+        # the one-node copy and the distributed one side by side, half the sessions each
+        side_by_side(load_ssb, [([(coord, SINGLE, 0, 1)], a.sf, procs),
+                                ([(coord, DB, 0, 1)], a.sf, procs, False)])
 
 
 def forms(a, engine, bench_q):
