@@ -253,6 +253,17 @@ def gpu_runs(srv, nodes=("GpuAgg",)):
     return int(r[0][0]), int(r[0][1])
 
 
+def cache_line(shards):
+    """What each shard's column cache holds now, against its size: a form that leaves
+    a worker's data out of its cache reads pages instead, and is timed so."""
+    parts = []
+    for i, s in enumerate(shards):
+        n, mb = run(s, DB, "SELECT count(*), (coalesce(sum(bytes), 0) / 1048576)::bigint FROM pg_gpu_cache")[0]
+        size = run(s, DB, "SHOW pg_gpu.cache_size")[0][0]
+        parts.append("worker %d %s entries, %s MB of %s" % (i + 1, n, mb, size))
+    return "Column cache: " + "; ".join(parts) + "."
+
+
 def answer(srv, db, sql, settings=()):
     """sql's rows as text lines and its seconds; settings: SET first (or, starting
     with BEGIN, SET or COMMIT, statements run as they are, around it)."""
@@ -551,6 +562,8 @@ def main():
             n_bad, t_sh, wants = check(a, engine, coord, shards, bench_q, sharded, nogpu,
                                        nogpu_set, nodes, pr)
             failures += n_bad
+            pr()
+            pr(cache_line(shards))
             if other:
                 for i, s in enumerate(shards):
                     s.restart(gpu_env(other, i))
@@ -560,6 +573,8 @@ def main():
                                         gpu_list(other, a.shards),
                                         gpu_list(gpus, a.shards) if gpus else "as started"),
                                     "GPUs " + ",".join(other), True, pr)
+                pr()
+                pr(cache_line(shards))
             if a.compare_one_worker:
                 # every shard moved to the first worker (Citus copies them over), the
                 # others left without any: one worker, one GPU
@@ -568,6 +583,9 @@ def main():
                     run(coord, DB, "SELECT citus_drain_node('%s', %d, 'block_writes')"
                         % (s.host, s.port))
                 fact = "lineorder" if a.bench == "ssb" else "lineitem"
+                # the copies Citus made are not all-visible yet, and the column cache
+                # keeps only all-visible pages: vacuumed as the load's tables were
+                run(coord, DB, "VACUUM ANALYZE " + fact)
                 per = run(coord, DB, "SELECT count(*) FILTER (WHERE nodeport = %d), count(*) "
                           "FROM citus_shards WHERE table_name = '%s'::regclass"
                           % (shards[0].port, fact))[0]
@@ -576,6 +594,8 @@ def main():
                                     "shards there), which alone runs them on its GPU"
                                     % (time.time() - t1, per[0], per[1], fact),
                                     "one worker", False, pr)
+                pr()
+                pr(cache_line(shards))
             for i, s in enumerate(shards):
                 fb = run(s, DB, "SELECT node, reason, count FROM pg_gpu_fallbacks ORDER BY 1, 2")
                 if fb:
