@@ -412,6 +412,10 @@ def clusters(a, engine, gpus):
         # the clusters listen on their socket directories only
         for s in [coord] + shards:
             s.conf += "\ncitus.local_hostname = '%s'\n" % s.base
+        # a query's tasks on a worker run over as many connections at once, and
+        # Citus keeps one a worker open by default: the others would be new
+        # backends every query (README, Scale-out)
+        coord.conf += "citus.max_cached_conns_per_worker = %d\n" % (a.citus_shards or 4 * a.shards)
     return coord, shards
 
 
