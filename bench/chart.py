@@ -13,6 +13,7 @@ python3-matplotlib, then run it with /usr/bin/python3).
 import argparse
 import csv
 import math
+import statistics
 import sys
 
 try:
@@ -66,7 +67,7 @@ def main():
     for i, (label, base, ratios) in enumerate(series):
         xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(queries))]
         ys = [ratios.get(q, float("nan")) for q in queries]
-        geo = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
+        geo = statistics.geometric_mean(ratios.values())
         bars = ax.bar(xs, ys, width, label=f"{label}: vs {base} (geomean {geo:.2f}x)")
         for b, y in zip(bars, ys):
             if not math.isnan(y):

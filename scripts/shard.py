@@ -56,7 +56,6 @@ reference tables alone (its database "single" keeps pg_gpu.enabled = off).
 """
 import argparse
 import json
-import math
 import os
 import re
 import shutil
@@ -469,10 +468,6 @@ def forms(a, engine, bench_q):
     return dict(bench_q), dict(bench_q), CITUS_NOGPU
 
 
-def geomean(r):
-    return math.exp(sum(math.log(x) for x in r) / len(r))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="fdw", choices=["fdw", "citus", "both"])
@@ -711,7 +706,7 @@ def check(a, engine, coord, shards, bench_q, sharded, nogpu, nogpu_set, nodes, p
     if r_pg:
         pr()
         pr("Geometric mean: %.2f× PostgreSQL's 8 workers on one node%s." % (
-            geomean(r_pg), ", %.2f× the same shards without pg_gpu" % geomean(r_cpu) if r_cpu else ""))
+            statistics.geometric_mean(r_pg), ", %.2f× the same shards without pg_gpu" % statistics.geometric_mean(r_cpu) if r_cpu else ""))
     pr()
     checked = len(names) - not_run
     summary = ("shardcheck: %s, %s, %d shards, SF %g: %d queries, answers identical %d/%d, "
@@ -760,7 +755,7 @@ def compare(a, coord, shards, nodes, sharded, wants, t_shard, title, label, ever
             ", ".join(str(g) for g in gpu) + (" (%d fallbacks)" % fell if fell else "")))
     if ratios:
         pr()
-        pr("Geometric mean: the first pass %.2f× as fast as %s." % (geomean(ratios), label))
+        pr("Geometric mean: the first pass %.2f× as fast as %s." % (statistics.geometric_mean(ratios), label))
     return bad
 
 

@@ -25,6 +25,7 @@ import csv
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -374,9 +375,9 @@ def main():
            f" | {ms['pg_gpu']:,.0f} | {r:.2f}× | {'same' if same else '**DIFFERENT**'} | {nodes} |")
         for m in ms:
             rows.append((name, m, f"{ms[m]:.1f}", nodes if m == "pg_gpu" else ""))
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0
+    geo = statistics.geometric_mean(ratios) if ratios else 0
     if a.reps > 0:
-        pr(f"| all | " + " | ".join(f"{totals[m]:,.0f}" for m, _ in modes) +
+        pr("| all | " + " | ".join(f"{totals[m]:,.0f}" for m, _ in modes) +
            f" | {totals['pg_gpu']:,.0f} | geomean {geo:.2f}× | {bad} different | |")
     if a.clients:
         bad += clients_run(a, pr)

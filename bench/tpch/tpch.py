@@ -29,7 +29,6 @@ ANALYZE).  Writes tpch_results.md, tpch.csv and tpch_plans.txt to --out.
 import argparse
 import csv
 import glob
-import math
 import os
 import re
 import shutil
@@ -543,7 +542,7 @@ def main():
         if m == "pg8":
             pr(f"| pg8 | 1 | {len(names)} | | | {nf} |")
             continue
-        g = math.exp(sum(math.log(x) for x in ratios[m]) / len(ratios[m])) if ratios[m] else 0
+        g = statistics.geometric_mean(ratios[m]) if ratios[m] else 0
         pr(f"| {m} | {g:.2f}× (over {len(ratios[m])}) | {len(names)} | {reads_big[m]} | "
            f"{slower[m]} | {nf} |")
     pr()
