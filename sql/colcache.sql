@@ -423,6 +423,29 @@ DROP FUNCTION cc_fb(text);
 DROP TABLE cct, ccd;
 RESET pg_gpu.table_cache_size;
 
+-- 18. DROP TABLE takes the table's entries along at once (a dropped table, a
+--     Citus shard moved to another worker say, would otherwise hold GPU memory
+--     until least recently used); a DROP rolled back has lost only the cached
+--     copy, and the next scan caches the table again
+SET pg_gpu.table_cache_size = 0;
+CREATE TABLE ccx (a int4, b int8);
+INSERT INTO ccx SELECT i, i * 3 FROM generate_series(1, 20000) i;
+SELECT cc_quiet();
+VACUUM ccx;
+SELECT pg_gpu_cache_table('ccx') > 0 AS cached;
+SELECT 'ccx'::regclass::oid AS ccx_oid \gset
+BEGIN;
+DROP TABLE ccx;
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM pg_gpu_cache_entries() WHERE relid = :ccx_oid;
+SELECT count(*), sum(b), min(a), max(a) FROM ccx;
+SELECT pg_gpu_cache_table('ccx') > 0 AS cached_again;
+SELECT cc_line('SELECT count(*), sum(b), min(a), max(a) FROM ccx');
+SELECT count(*), sum(b), min(a), max(a) FROM ccx;
+DROP TABLE ccx;
+SELECT count(*) AS after_drop FROM pg_gpu_cache_entries() WHERE relid = :ccx_oid;
+RESET pg_gpu.table_cache_size;
+
 RESET pg_gpu.enabled;
 RESET pg_gpu.force;
 RESET pg_gpu.emulate_gpu;

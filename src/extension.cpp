@@ -12,14 +12,19 @@
  * transaction on.
  *
  * DROP EXTENSION pg_gpu also drops the database's entries in the GPU
- * service's column cache, so a later CREATE EXTENSION starts empty.  A DROP
- * that rolls back has lost only cached copies: the next scans cache again.
+ * service's column cache, so a later CREATE EXTENSION starts empty; DROP TABLE
+ * drops the table's and DROP DATABASE the database's, which no query could read
+ * again (a Citus shard moved away, say) but would hold GPU memory until least
+ * recently used.  A DROP that rolls back has lost only cached copies: the next
+ * scans cache again.
  */
 extern "C" {
 #include "postgres.h"
 
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
@@ -51,6 +56,10 @@ PgGpuObjectAccess(ObjectAccessType access, Oid classId, Oid objectId, int subId,
 {
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && subId == 0 && classId == RelationRelationId)
+		PgGpuCacheDrop(MyDatabaseId, objectId);
+	else if (access == OAT_DROP && classId == DatabaseRelationId)
+		PgGpuCacheDrop(objectId, InvalidOid);
 	if (classId != ExtensionRelationId)
 		return;
 	if (access == OAT_POST_CREATE)
@@ -58,7 +67,7 @@ PgGpuObjectAccess(ObjectAccessType access, Oid classId, Oid objectId, int subId,
 	else if (access == OAT_DROP && objectId == get_extension_oid("pg_gpu", true))
 	{
 		present_lxid = InvalidLocalTransactionId;
-		PgGpuCacheDropDatabase();
+		PgGpuCacheDrop(MyDatabaseId, InvalidOid);
 	}
 }
 

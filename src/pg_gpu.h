@@ -160,7 +160,7 @@ bool		PgGpuLayoutOk(void);
 bool		PgGpuExtensionPresent(void);
 void		PgGpuExtensionInit(void);
 /* service/cache_sql.cpp: drop this database's column cache entries */
-void		PgGpuCacheDropDatabase(void);
+void		PgGpuCacheDrop(Oid db, Oid relid);
 
 /* ---- the nodes: planner hooks (planner/hooks.cpp), scan methods (nodes/) ---- */
 void		PgGpuPlannerInit(void);

@@ -318,16 +318,22 @@ pg_gpu_uncache_impl(FunctionCallInfo fcinfo)
 
 PG_GPU_SQL_FN(pg_gpu_uncache)
 
-/* DROP EXTENSION pg_gpu: every entry of this database goes (extension.cpp) */
+/*
+ * Entries no query can read again go now, not when least recently used
+ * (extension.cpp): database db's (DROP EXTENSION pg_gpu, DROP DATABASE) or, with
+ * relid valid, that table's in db (DROP TABLE).  Asked, not waited for: the
+ * service drops an entry once no task reads it.
+ */
 void
-PgGpuCacheDropDatabase(void)
+PgGpuCacheDrop(Oid db, Oid relid)
 {
 	for (int d = 0; d < PgGpuServiceDevices(); d++)
 		for (int i = 0; i < CC_ENTRIES; i++)
 		{
 			CcEntry    *e = &PgGpuCcDev[d]->e[i];
 
-			if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == MyDatabaseId)
+			if (pg_atomic_read_u32(&e->state) == CC_LIVE && e->key.db == db &&
+				(!OidIsValid(relid) || e->key.relid == relid))
 				pg_atomic_write_u32(&e->drop, 1);
 		}
 }
