@@ -39,9 +39,11 @@ typedef enum pg_gpu_status
 	PG_GPU_INVALID_TASK,		/* the task description is inconsistent */
 	PG_GPU_HOST_OUT_OF_MEMORY,	/* the GPU service's thread ran out of host
 								 * memory (std::bad_alloc): the task failed */
-	PG_GPU_CANCELLED			/* the caller's cancel callback said so
+	PG_GPU_CANCELLED,			/* the caller's cancel callback said so
 								 * (pg_gpu_engine_set_cancel): the call gave
 								 * up, its handle may only be ended */
+	PG_GPU_BUSY					/* every task channel of the GPU service was in
+								 * use (pg_gpu.service_tasks): nothing ran */
 } pg_gpu_status;
 
 typedef struct pg_gpu_error

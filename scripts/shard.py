@@ -415,6 +415,10 @@ def clusters(a, engine, gpus):
         # Citus keeps one a worker open by default: the others would be new
         # backends every query (README, Scale-out)
         coord.conf += "citus.max_cached_conns_per_worker = %d\n" % (a.citus_shards or 4 * a.shards)
+        # and a worker runs that many tasks at once, a star join's holding two of
+        # its GPU service's channels (README, Scale-out): room for every shard on one
+        for s in shards:
+            s.conf += "pg_gpu.service_tasks = %d\n" % max(16, 4 * (a.citus_shards or 4 * a.shards))
     return coord, shards
 
 
@@ -584,7 +588,8 @@ def main():
                 fact = "lineorder" if a.bench == "ssb" else "lineitem"
                 # the copies Citus made are not all-visible yet, and the column cache
                 # keeps only all-visible pages: vacuumed as the load's tables were
-                run(coord, DB, "VACUUM ANALYZE " + fact)
+                for t in [fact] + (["orders"] if a.bench == "tpch" else []):
+                    run(coord, DB, "VACUUM ANALYZE " + t)
                 per = run(coord, DB, "SELECT count(*) FILTER (WHERE nodeport = %d), count(*) "
                           "FROM citus_shards WHERE table_name = '%s'::regclass"
                           % (shards[0].port, fact))[0]

@@ -108,6 +108,9 @@ typedef enum PgGpuFallback
 	PG_GPU_FB_PARAM_VALUE,		/* an InitPlan's value the task cannot hold (a
 								 * numeric NaN, infinity, or beyond its 90
 								 * bits): PostgreSQL's plan */
+	PG_GPU_FB_SERVICE_BUSY,		/* every task channel of the GPU service was in
+								 * use (a backend that holds one already does
+								 * not wait for a second): PostgreSQL's plan */
 	PG_GPU_FB_COUNT
 } PgGpuFallback;
 

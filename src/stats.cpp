@@ -56,7 +56,7 @@ static const char *const fallback_names[PG_GPU_FB_COUNT] = {
 	"unsupported", "serializable isolation", "injected failure",
 	"expression error", "toasted value", "long key ties", "over slot_sort_memory",
 	"duplicate join keys", "out of memory in the gpu service", "null preserved join key",
-	"parameter value"
+	"parameter value", "gpu service busy"
 };
 
 const char *
@@ -230,6 +230,8 @@ PgGpuFallbackFor(int engine_status)
 			return PG_GPU_FB_LONG_KEY;
 		case PG_GPU_HOST_OUT_OF_MEMORY:
 			return PG_GPU_FB_SERVICE_MEMORY;
+		case PG_GPU_BUSY:
+			return PG_GPU_FB_SERVICE_BUSY;
 		default:
 			return PG_GPU_FB_GPU_ERROR;
 	}

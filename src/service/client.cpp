@@ -619,7 +619,7 @@ svc_open_client(bool held, const CcRequest *req, pg_gpu_error *err)
 
 	if ((ch = svc_claim(req, &svc)) == NULL)
 	{
-		svc_error(err, PG_GPU_OUT_OF_MEMORY,
+		svc_error(err, PG_GPU_BUSY,
 				 "every task channel of the GPU service is in use (pg_gpu.service_tasks)");
 		return NULL;
 	}
