@@ -374,6 +374,11 @@ def gpu_list(gpus, n):
     return ",".join(gpus[i % len(gpus)] for i in range(n))
 
 
+def citus_shard_count(a):
+    """The fact table's Citus shards: --citus-shards, else 4 a worker."""
+    return a.citus_shards or 4 * a.shards
+
+
 def setup_of(a, engine):
     """What a kept cluster was built with, for --reuse to match."""
     return {"engine": engine, "bench": a.bench, "sf": a.sf, "shards": a.shards,
@@ -414,11 +419,11 @@ def clusters(a, engine, gpus):
         # a query's tasks on a worker run over as many connections at once, and
         # Citus keeps one a worker open by default: the others would be new
         # backends every query (README, Scale-out)
-        coord.conf += "citus.max_cached_conns_per_worker = %d\n" % (a.citus_shards or 4 * a.shards)
+        coord.conf += "citus.max_cached_conns_per_worker = %d\n" % citus_shard_count(a)
         # and a worker runs that many tasks at once, a star join's holding two of
         # its GPU service's channels (README, Scale-out): room for every shard on one
         for s in shards:
-            s.conf += "pg_gpu.service_tasks = %d\n" % max(16, 4 * (a.citus_shards or 4 * a.shards))
+            s.conf += "pg_gpu.service_tasks = %d\n" % max(16, 4 * citus_shard_count(a))
     return coord, shards
 
 
@@ -446,7 +451,7 @@ def build(a, engine, coord, shards):
     setup_citus(coord, shards)
     procs = max(1, a.procs // 2)
     if a.bench == "tpch":
-        setup_citus_tpch(coord, a.citus_shards or 4 * a.shards)
+        setup_citus_tpch(coord, citus_shard_count(a))
         run(coord, SINGLE, open(os.path.join(ROOT, "bench", "tpch", "schema.sql")).read())
         tpch.tpchgen()      # installed from .tpchgen once, before the two loads
         side_by_side(load_tpch, [(coord, SINGLE, a.sf, procs), (coord, DB, a.sf, procs, True)])
@@ -454,7 +459,7 @@ def build(a, engine, coord, shards):
         if n[0] != n[1] or n[0] == "0":
             die("TPC-H loaded %s lineitem rows on one node, %s through Citus" % tuple(n))
     else:
-        setup_citus_ssb(coord, a.citus_shards or 4 * a.shards)
+        setup_citus_ssb(coord, citus_shard_count(a))
         # the one-node copy and the distributed one side by side, half the sessions each
         side_by_side(load_ssb, [([(coord, SINGLE, 0, 1)], a.sf, procs),
                                 ([(coord, DB, 0, 1)], a.sf, procs, False)])
